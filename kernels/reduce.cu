@@ -1,0 +1,198 @@
+/* kernels/reduce.cu: one monoid reduction over a contiguous array, in one
+ * launch.
+ *
+ * The code generator puts a prelude in front of this file that defines the
+ * types In, Acc, Ctx and Out and the device functions
+ *
+ *   Acc cr_identity (const Ctx &ctx);
+ *   Acc cr_load (const In x, unsigned long long i, const Ctx &ctx);
+ *   Acc cr_combine (const Acc &a, const Acc &b, const Ctx &ctx);
+ *   Out cr_finalize (const Acc &a, unsigned long long n, const Ctx &ctx);
+ *
+ * from the user's monoid. Nothing here is specific to one monoid, and no
+ * header is included: NVRTC provides the builtins (uint4, __shfl_down_sync,
+ * atomicAdd, __threadfence) without a toolkit on the machine.
+ *
+ * Shape: each block reduces a grid-stride slice with 16-byte loads, several
+ * in flight per thread, combines its threads through warp shuffles and shared
+ * memory, and writes one partial. The last block to finish (elected by an
+ * atomic ticket) combines all partials, folds in the carried state of
+ * earlier chunks, finalizes, and resets the ticket for the next launch. The
+ * accumulator is an arbitrary struct, so it is never touched by an atomic:
+ * the ticket is the only one. */
+
+#ifndef CR_BLOCK_THREADS
+#define CR_BLOCK_THREADS 256
+#endif
+#define CR_WARPS (CR_BLOCK_THREADS / 32)
+/* 16-byte loads each thread issues before using any of them. */
+#ifndef CR_UNROLL
+#define CR_UNROLL 4
+#endif
+#define CR_VEC (16 / sizeof (In))
+#define CR_ACC_WORDS ((sizeof (Acc) + 3) / 4)
+
+/* The accumulator seen as 32-bit words, the unit a shuffle moves. */
+union CrAccWords {
+  Acc acc;
+  unsigned int w[CR_ACC_WORDS];
+};
+
+/* Sixteen bytes of input as one load. */
+union CrVec {
+  uint4 raw;
+  In e[CR_VEC];
+};
+
+static __device__ __forceinline__ Acc
+cr_shfl_down (const Acc &value, int delta)
+{
+  CrAccWords in, out;
+  in.acc = value;
+#pragma unroll
+  for (int k = 0; k < (int) CR_ACC_WORDS; k++)
+    out.w[k] = __shfl_down_sync (0xffffffffu, in.w[k], delta);
+  return out.acc;
+}
+
+/* Lane 0 ends with the warp's total. */
+static __device__ __forceinline__ Acc
+cr_warp_reduce (Acc value, const Ctx &ctx)
+{
+#pragma unroll
+  for (int delta = 16; delta > 0; delta >>= 1)
+    value = cr_combine (value, cr_shfl_down (value, delta), ctx);
+  return value;
+}
+
+/* Thread 0 ends with the block's total. Every thread of the block calls it. */
+static __device__ Acc
+cr_block_reduce (Acc value, const Ctx &ctx)
+{
+  __shared__ CrAccWords warp_totals[CR_WARPS];
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+
+  value = cr_warp_reduce (value, ctx);
+  __syncthreads ();             /* warp_totals may still be read from a previous call */
+  if (lane == 0)
+    warp_totals[warp].acc = value;
+  __syncthreads ();
+  if (warp == 0) {
+    value = lane < CR_WARPS ? warp_totals[lane].acc : cr_identity (ctx);
+    value = cr_warp_reduce (value, ctx);
+  }
+  return value;
+}
+
+/* Partials are written by other multiprocessors: read them from L2, never
+ * from this one's L1. */
+static __device__ __forceinline__ Acc
+cr_load_partial (const Acc *partial)
+{
+  CrAccWords words;
+  const unsigned int *src = reinterpret_cast<const unsigned int *> (partial);
+#pragma unroll
+  for (int k = 0; k < (int) CR_ACC_WORDS; k++)
+    words.w[k] = __ldcg (src + k);
+  return words.acc;
+}
+
+static __device__ __forceinline__ Acc
+cr_fold_vec (Acc acc, const CrVec &v, unsigned long long i, const Ctx &ctx)
+{
+#pragma unroll
+  for (int k = 0; k < (int) CR_VEC; k++)
+    acc = cr_combine (acc, cr_load (v.e[k], i + k, ctx), ctx);
+  return acc;
+}
+
+/* data:      n elements, aligned to their size (not necessarily to 16 bytes)
+ * index_base: the index of data[0] in the whole input, for cr_load's i
+ * partials:  one Acc per block; ticket: zero before the first launch, and
+ *            left zero by every launch
+ * carry:     NULL, or the state of the chunks before this one (may equal state)
+ * state:     receives carry combined with this chunk, for the next chunk
+ * result:    receives cr_finalize (state, count) */
+extern "C" __global__ void __launch_bounds__ (CR_BLOCK_THREADS)
+cr_reduce (const In *data, unsigned long long n, unsigned long long index_base,
+    Acc *partials, unsigned int *ticket, const Acc *carry, Acc *state,
+    Out *result, unsigned long long count, const Ctx ctx)
+{
+  const unsigned long long tid =
+      (unsigned long long) blockIdx.x * CR_BLOCK_THREADS + threadIdx.x;
+  const unsigned long long nthreads =
+      (unsigned long long) gridDim.x * CR_BLOCK_THREADS;
+  Acc acc = cr_identity (ctx);
+
+  /* Elements before the first 16-byte boundary, one per thread. */
+  unsigned long long head =
+      ((16 - (reinterpret_cast<unsigned long long> (data) & 15)) & 15)
+      / sizeof (In);
+  if (head > n)
+    head = n;
+  if (tid < head)
+    acc = cr_combine (acc, cr_load (data[tid], index_base + tid, ctx), ctx);
+
+  const CrVec *vec = reinterpret_cast<const CrVec *> (data + head);
+  const unsigned long long n_vec = (n - head) / CR_VEC;
+  const unsigned long long vec_base = index_base + head;
+  unsigned long long v = tid;
+  for (; v + (CR_UNROLL - 1) * nthreads < n_vec; v += CR_UNROLL * nthreads) {
+    CrVec r[CR_UNROLL];
+#pragma unroll
+    for (int u = 0; u < CR_UNROLL; u++)
+      r[u].raw = __ldg (&vec[v + u * nthreads].raw);
+#pragma unroll
+    for (int u = 0; u < CR_UNROLL; u++)
+      acc = cr_fold_vec (acc, r[u], vec_base + (v + u * nthreads) * CR_VEC,
+          ctx);
+  }
+  for (; v < n_vec; v += nthreads) {
+    CrVec r;
+    r.raw = __ldg (&vec[v].raw);
+    acc = cr_fold_vec (acc, r, vec_base + v * CR_VEC, ctx);
+  }
+
+  /* Fewer than CR_VEC elements after the last whole vector. */
+  const unsigned long long tail = head + n_vec * CR_VEC + tid;
+  if (tail < n)
+    acc = cr_combine (acc, cr_load (data[tail], index_base + tail, ctx), ctx);
+
+  acc = cr_block_reduce (acc, ctx);
+
+  __shared__ bool is_last;
+  if (threadIdx.x == 0) {
+    if (gridDim.x == 1) {
+      is_last = true;
+    } else {
+      partials[blockIdx.x] = acc;
+      /* Release: the partial is visible device-wide before the ticket
+       * counts it. */
+      __threadfence ();
+      const unsigned int taken = atomicAdd (ticket, 1u);
+      is_last = taken == gridDim.x - 1;
+      /* Acquire: nothing below is read before every other block's ticket
+       * (and so its partial) was seen. */
+      if (is_last)
+        __threadfence ();
+    }
+  }
+  __syncthreads ();
+  if (!is_last)
+    return;
+
+  if (gridDim.x > 1) {
+    Acc total = cr_identity (ctx);
+    for (unsigned int b = threadIdx.x; b < gridDim.x; b += CR_BLOCK_THREADS)
+      total = cr_combine (total, cr_load_partial (partials + b), ctx);
+    acc = cr_block_reduce (total, ctx);
+  }
+  if (threadIdx.x == 0) {
+    if (carry != nullptr)
+      acc = cr_combine (*carry, acc, ctx);
+    *state = acc;
+    *result = cr_finalize (acc, count, ctx);
+    if (gridDim.x > 1)
+      *ticket = 0;
+  }
+}

@@ -1,0 +1,237 @@
+/* cr-cuda.c: opens the CUDA driver and NVRTC at run time.
+ *
+ * Modelled on how GStreamer's CUDA library does it: look for the library by
+ * its usual sonames, resolve every symbol up front so a missing one is found
+ * once and reported clearly, and remember the outcome for the process. */
+#include "cr-cuda.h"
+
+#include "cr-error.h"
+
+#include <gmodule.h>
+
+G_DEFINE_QUARK (cr-error-quark, cr_error)
+
+typedef struct {
+  const gchar *symbol;
+  gsize offset;
+  gboolean optional;
+} CrSymbol;
+
+#define DRV(field, sym) { sym, G_STRUCT_OFFSET (CrDriver, field), FALSE }
+static const CrSymbol driver_symbols[] = {
+  DRV (Init, "cuInit"),
+  DRV (DriverGetVersion, "cuDriverGetVersion"),
+  DRV (GetErrorName, "cuGetErrorName"),
+  DRV (GetErrorString, "cuGetErrorString"),
+  DRV (DeviceGetCount, "cuDeviceGetCount"),
+  DRV (DeviceGet, "cuDeviceGet"),
+  DRV (DeviceGetName, "cuDeviceGetName"),
+  DRV (DeviceGetAttribute, "cuDeviceGetAttribute"),
+  DRV (CtxCreate, "cuCtxCreate_v2"),
+  DRV (CtxDestroy, "cuCtxDestroy_v2"),
+  DRV (CtxPushCurrent, "cuCtxPushCurrent_v2"),
+  DRV (CtxPopCurrent, "cuCtxPopCurrent_v2"),
+  DRV (StreamCreate, "cuStreamCreate"),
+  DRV (StreamDestroy, "cuStreamDestroy_v2"),
+  DRV (StreamSynchronize, "cuStreamSynchronize"),
+  DRV (MemAlloc, "cuMemAlloc_v2"),
+  DRV (MemFree, "cuMemFree_v2"),
+  DRV (MemAllocHost, "cuMemAllocHost_v2"),
+  DRV (MemFreeHost, "cuMemFreeHost"),
+  DRV (MemcpyHtoDAsync, "cuMemcpyHtoDAsync_v2"),
+  DRV (MemcpyDtoHAsync, "cuMemcpyDtoHAsync_v2"),
+  DRV (Memcpy2DAsync, "cuMemcpy2DAsync_v2"),
+  DRV (MemsetD8Async, "cuMemsetD8Async"),
+  DRV (ModuleLoadData, "cuModuleLoadData"),
+  DRV (ModuleUnload, "cuModuleUnload"),
+  DRV (ModuleGetFunction, "cuModuleGetFunction"),
+  DRV (OccupancyMaxActiveBlocksPerMultiprocessor,
+      "cuOccupancyMaxActiveBlocksPerMultiprocessor"),
+  DRV (LaunchKernel, "cuLaunchKernel"),
+};
+#undef DRV
+
+#define RTC(field, sym, opt) { sym, G_STRUCT_OFFSET (CrNvrtc, field), opt }
+static const CrSymbol nvrtc_symbols[] = {
+  RTC (GetErrorString, "nvrtcGetErrorString", FALSE),
+  RTC (Version, "nvrtcVersion", FALSE),
+  RTC (GetNumSupportedArchs, "nvrtcGetNumSupportedArchs", TRUE),
+  RTC (GetSupportedArchs, "nvrtcGetSupportedArchs", TRUE),
+  RTC (CreateProgram, "nvrtcCreateProgram", FALSE),
+  RTC (DestroyProgram, "nvrtcDestroyProgram", FALSE),
+  RTC (CompileProgram, "nvrtcCompileProgram", FALSE),
+  RTC (GetProgramLogSize, "nvrtcGetProgramLogSize", FALSE),
+  RTC (GetProgramLog, "nvrtcGetProgramLog", FALSE),
+  RTC (GetPTXSize, "nvrtcGetPTXSize", FALSE),
+  RTC (GetPTX, "nvrtcGetPTX", FALSE),
+  RTC (GetCUBINSize, "nvrtcGetCUBINSize", TRUE),
+  RTC (GetCUBIN, "nvrtcGetCUBIN", TRUE),
+};
+#undef RTC
+
+/* Opens the first of @candidates that loads and resolves every required
+ * symbol into @table. */
+static gboolean
+open_library (GPtrArray * candidates, const CrSymbol * symbols, gsize n_symbols,
+    gpointer table, GString * tried)
+{
+  for (guint c = 0; c < candidates->len; c++) {
+    const gchar *name = g_ptr_array_index (candidates, c);
+    GModule *module = g_module_open (name, G_MODULE_BIND_LAZY);
+    if (module == NULL) {
+      g_string_append_printf (tried, "\n  %s: %s", name, g_module_error ());
+      continue;
+    }
+    gboolean complete = TRUE;
+    for (gsize s = 0; s < n_symbols; s++) {
+      gpointer *slot = G_STRUCT_MEMBER_P (table, symbols[s].offset);
+      *slot = NULL;
+      if (!g_module_symbol (module, symbols[s].symbol, slot)
+          && !symbols[s].optional) {
+        g_string_append_printf (tried, "\n  %s: lacks %s", name,
+            symbols[s].symbol);
+        complete = FALSE;
+        break;
+      }
+    }
+    if (complete) {
+      g_module_make_resident (module);
+      return TRUE;
+    }
+    g_module_close (module);
+  }
+  return FALSE;
+}
+
+static const CrDriver *
+load_driver (gchar ** failure)
+{
+  static CrDriver driver;
+  g_autoptr (GPtrArray) candidates = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr (GString) tried = g_string_new (NULL);
+  /* A debugging aid, and how tests simulate a machine without a driver. */
+  const gchar *override = g_getenv ("GST_CUDAREDUCE_DRIVER_LIBRARY");
+
+  g_ptr_array_add (candidates, g_strdup (override ? override : "libcuda.so.1"));
+  if (!override)
+    g_ptr_array_add (candidates, g_strdup ("libcuda.so"));
+  if (!open_library (candidates, driver_symbols, G_N_ELEMENTS (driver_symbols),
+          &driver, tried)) {
+    *failure = g_strdup_printf ("The CUDA driver library could not be opened; "
+        "install the NVIDIA driver. Tried:%s", tried->str);
+    return NULL;
+  }
+  CUresult res = driver.Init (0);
+  if (res != CUDA_SUCCESS) {
+    const char *name = NULL;
+    if (driver.GetErrorName (res, &name) != CUDA_SUCCESS)
+      name = "unknown error";
+    *failure = g_strdup_printf ("The CUDA driver failed to initialise (%s); "
+        "check that an NVIDIA GPU and a matching driver are installed", name);
+    return NULL;
+  }
+  return &driver;
+}
+
+static void
+add_nvrtc_dir_candidates (GPtrArray * candidates, const gchar * dir,
+    const gchar * const *sonames)
+{
+  if (dir == NULL || *dir == '\0')
+    return;
+  for (const gchar * const *sub = (const gchar *[]) { "lib64", "lib", NULL };
+      *sub; sub++)
+    for (const gchar * const *so = sonames; *so; so++)
+      g_ptr_array_add (candidates, g_build_filename (dir, *sub, *so, NULL));
+}
+
+static const CrNvrtc *
+load_nvrtc (gchar ** failure)
+{
+  static CrNvrtc nvrtc;
+  static const gchar *const sonames[] = {
+    "libnvrtc.so", "libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so.11.2",
+    NULL
+  };
+  g_autoptr (GPtrArray) candidates = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr (GString) tried = g_string_new (NULL);
+  const gchar *override = g_getenv ("GST_CUDAREDUCE_NVRTC_LIBRARY");
+
+  if (override) {
+    g_ptr_array_add (candidates, g_strdup (override));
+  } else {
+    for (const gchar * const *so = sonames; *so; so++)
+      g_ptr_array_add (candidates, g_strdup (*so));
+    add_nvrtc_dir_candidates (candidates, g_getenv ("CUDA_PATH"), sonames);
+    add_nvrtc_dir_candidates (candidates, g_getenv ("CUDA_HOME"), sonames);
+    add_nvrtc_dir_candidates (candidates, "/usr/local/cuda", sonames);
+  }
+  if (!open_library (candidates, nvrtc_symbols, G_N_ELEMENTS (nvrtc_symbols),
+          &nvrtc, tried)) {
+    *failure = g_strdup_printf ("NVRTC (libnvrtc.so) could not be opened; "
+        "install the CUDA runtime compiler or set CUDA_PATH. Tried:%s",
+        tried->str);
+    return NULL;
+  }
+  return &nvrtc;
+}
+
+/* The outcome of the first attempt is kept: a library that was missing does
+ * not appear while the process runs, and retrying costs a directory scan. */
+typedef struct {
+  gconstpointer table;
+  gchar *failure;
+} CrLoaded;
+
+static gboolean
+take_loaded (const CrLoaded * loaded, CrError code, GError ** error)
+{
+  if (loaded->table)
+    return TRUE;
+  g_set_error_literal (error, CR_ERROR, code, loaded->failure);
+  return FALSE;
+}
+
+const CrDriver *
+cr_cuda_driver (GError ** error)
+{
+  static CrLoaded loaded;
+  static gsize once = 0;
+  if (g_once_init_enter (&once)) {
+    loaded.table = load_driver (&loaded.failure);
+    g_once_init_leave (&once, 1);
+  }
+  return take_loaded (&loaded, CR_ERROR_NO_DRIVER, error) ? loaded.table : NULL;
+}
+
+const CrNvrtc *
+cr_cuda_nvrtc (GError ** error)
+{
+  static CrLoaded loaded;
+  static gsize once = 0;
+  if (g_once_init_enter (&once)) {
+    loaded.table = load_nvrtc (&loaded.failure);
+    g_once_init_leave (&once, 1);
+  }
+  return take_loaded (&loaded, CR_ERROR_NO_NVRTC, error) ? loaded.table : NULL;
+}
+
+gchar *
+cr_cuda_describe (CUresult result)
+{
+  const CrDriver *cu = cr_cuda_driver (NULL);
+  const char *name = NULL, *text = NULL;
+  if (cu == NULL || cu->GetErrorName (result, &name) != CUDA_SUCCESS)
+    return g_strdup_printf ("CUDA error %d", result);
+  if (cu->GetErrorString (result, &text) != CUDA_SUCCESS || text == NULL)
+    return g_strdup (name);
+  return g_strdup_printf ("%s (%s)", name, text);
+}
+
+gboolean
+cr_cuda_fail (GError ** error, CUresult result, const gchar * what)
+{
+  g_autofree gchar *desc = cr_cuda_describe (result);
+  g_set_error (error, CR_ERROR, CR_ERROR_CUDA, "%s failed: %s", what, desc);
+  return FALSE;
+}

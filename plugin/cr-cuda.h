@@ -1,0 +1,124 @@
+/* cr-cuda.h: the one place that knows the CUDA driver API and NVRTC.
+ *
+ * Both libraries are opened at run time with GModule, so the plugin builds
+ * without a CUDA toolkit and registers on machines without a driver. Only the
+ * handful of types and entry points the engine uses are declared here; their
+ * layouts are part of the stable driver ABI. */
+#pragma once
+
+#include <glib.h>
+#include <stddef.h>
+#include <stdint.h>
+
+G_BEGIN_DECLS
+
+typedef int CUresult;
+typedef int CUdevice;
+typedef unsigned long long CUdeviceptr;
+typedef struct CUctx_st *CUcontext;
+typedef struct CUmod_st *CUmodule;
+typedef struct CUfunc_st *CUfunction;
+typedef struct CUstream_st *CUstream;
+typedef struct CUevent_st *CUevent;
+
+#define CUDA_SUCCESS 0
+#define CUDA_ERROR_NOT_READY 600
+#define CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT 16
+#define CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR 75
+#define CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR 76
+#define CU_CTX_SCHED_BLOCKING_SYNC 0x04
+#define CU_STREAM_NON_BLOCKING 0x1
+#define CU_MEMORYTYPE_HOST 0x01
+#define CU_MEMORYTYPE_DEVICE 0x02
+
+typedef struct {
+  size_t srcXInBytes, srcY;
+  int srcMemoryType;
+  const void *srcHost;
+  CUdeviceptr srcDevice;
+  void *srcArray;
+  size_t srcPitch;
+  size_t dstXInBytes, dstY;
+  int dstMemoryType;
+  void *dstHost;
+  CUdeviceptr dstDevice;
+  void *dstArray;
+  size_t dstPitch;
+  size_t WidthInBytes, Height;
+} CrMemcpy2D;
+
+/* Driver entry points, resolved by their ABI-stable (_v2) symbol names. */
+typedef struct {
+  CUresult (*Init) (unsigned int flags);
+  CUresult (*DriverGetVersion) (int *version);
+  CUresult (*GetErrorName) (CUresult error, const char **name);
+  CUresult (*GetErrorString) (CUresult error, const char **str);
+  CUresult (*DeviceGetCount) (int *count);
+  CUresult (*DeviceGet) (CUdevice *device, int ordinal);
+  CUresult (*DeviceGetName) (char *name, int len, CUdevice dev);
+  CUresult (*DeviceGetAttribute) (int *value, int attrib, CUdevice dev);
+  CUresult (*CtxCreate) (CUcontext *ctx, unsigned int flags, CUdevice dev);
+  CUresult (*CtxDestroy) (CUcontext ctx);
+  CUresult (*CtxPushCurrent) (CUcontext ctx);
+  CUresult (*CtxPopCurrent) (CUcontext *ctx);
+  CUresult (*StreamCreate) (CUstream *stream, unsigned int flags);
+  CUresult (*StreamDestroy) (CUstream stream);
+  CUresult (*StreamSynchronize) (CUstream stream);
+  CUresult (*MemAlloc) (CUdeviceptr *ptr, size_t size);
+  CUresult (*MemFree) (CUdeviceptr ptr);
+  CUresult (*MemAllocHost) (void **ptr, size_t size);
+  CUresult (*MemFreeHost) (void *ptr);
+  CUresult (*MemcpyHtoDAsync) (CUdeviceptr dst, const void *src, size_t size,
+      CUstream stream);
+  CUresult (*MemcpyDtoHAsync) (void *dst, CUdeviceptr src, size_t size,
+      CUstream stream);
+  CUresult (*Memcpy2DAsync) (const CrMemcpy2D *copy, CUstream stream);
+  CUresult (*MemsetD8Async) (CUdeviceptr dst, unsigned char value, size_t n,
+      CUstream stream);
+  CUresult (*ModuleLoadData) (CUmodule *module, const void *image);
+  CUresult (*ModuleUnload) (CUmodule module);
+  CUresult (*ModuleGetFunction) (CUfunction *fn, CUmodule module,
+      const char *name);
+  CUresult (*OccupancyMaxActiveBlocksPerMultiprocessor) (int *blocks,
+      CUfunction fn, int block_size, size_t dynamic_smem);
+  CUresult (*LaunchKernel) (CUfunction fn, unsigned int gx, unsigned int gy,
+      unsigned int gz, unsigned int bx, unsigned int by, unsigned int bz,
+      unsigned int smem, CUstream stream, void **params, void **extra);
+} CrDriver;
+
+typedef int nvrtcResult;
+typedef struct _nvrtcProgram *nvrtcProgram;
+
+typedef struct {
+  const char *(*GetErrorString) (nvrtcResult result);
+  nvrtcResult (*Version) (int *major, int *minor);
+  nvrtcResult (*GetNumSupportedArchs) (int *count);
+  nvrtcResult (*GetSupportedArchs) (int *archs);
+  nvrtcResult (*CreateProgram) (nvrtcProgram *prog, const char *src,
+      const char *name, int n_headers, const char *const *headers,
+      const char *const *include_names);
+  nvrtcResult (*DestroyProgram) (nvrtcProgram *prog);
+  nvrtcResult (*CompileProgram) (nvrtcProgram prog, int n_options,
+      const char *const *options);
+  nvrtcResult (*GetProgramLogSize) (nvrtcProgram prog, size_t *size);
+  nvrtcResult (*GetProgramLog) (nvrtcProgram prog, char *log);
+  nvrtcResult (*GetPTXSize) (nvrtcProgram prog, size_t *size);
+  nvrtcResult (*GetPTX) (nvrtcProgram prog, char *ptx);
+  /* Absent from NVRTC before 11.1; then only PTX can be produced. */
+  nvrtcResult (*GetCUBINSize) (nvrtcProgram prog, size_t *size);
+  nvrtcResult (*GetCUBIN) (nvrtcProgram prog, char *cubin);
+} CrNvrtc;
+
+/* Each returns the process-wide table, opening the library on first use, or
+ * NULL with an error that says what was looked for and where. Thread-safe. */
+const CrDriver *cr_cuda_driver (GError **error);
+const CrNvrtc *cr_cuda_nvrtc (GError **error);
+
+/* "CUDA_ERROR_ILLEGAL_ADDRESS (an illegal memory access was encountered)" */
+gchar *cr_cuda_describe (CUresult result);
+
+/* Sets @error from a failed driver call; returns FALSE so callers can
+ * `return cr_cuda_fail (...)`. */
+gboolean cr_cuda_fail (GError **error, CUresult result, const gchar *what);
+
+G_END_DECLS

@@ -1,0 +1,35 @@
+/* cr-program.h: a monoid specialised for one input type, as CUDA source.
+ *
+ * The generated source is a prelude (types and the monoid's four functions)
+ * followed by the kernel template from kernels/reduce.cu, so the result of a
+ * reduction has exactly the layouts recorded here. */
+#pragma once
+
+#include "cr-monoid.h"
+
+G_BEGIN_DECLS
+
+typedef struct {
+  CrMonoid *monoid;
+  CrType in;
+  CrLayout acc;
+  CrLayout ctx;
+  CrLayout out;                 /* == acc's fields when there is no Finalize */
+  gchar *source;
+} CrProgram;
+
+CrProgram *cr_program_new (CrMonoid * monoid, CrType in);
+void cr_program_free (CrProgram * program);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (CrProgram, cr_program_free)
+
+/* @source with each line prefixed by its number, as compiler logs cite it. */
+gchar *cr_source_number_lines (const gchar * source);
+
+/* Packs context values into a Ctx as the device lays it out. Fields named in
+ * neither @threshold_field ("threshold") nor @values (GValues keyed by
+ * name) are zero. Unknown names and values that do not fit the field's type
+ * are errors (CR_ERROR_CONTEXT). @ctx must hold program->ctx.size bytes. */
+gboolean cr_program_pack_context (const CrProgram * program, gdouble threshold,
+    GHashTable * values, guint8 * ctx, GError ** error);
+
+G_END_DECLS

@@ -1,0 +1,125 @@
+/* gstcudareduce-caps.c: mapping between caps and element types. */
+#include "gstcudareduce-caps.h"
+
+#include <gst/audio/audio.h>
+#include <string.h>
+
+static const struct {
+  const gchar *audio;
+  CrType type;
+} audio_formats[] = {
+  {"S8", CR_TYPE_INT8}, {"U8", CR_TYPE_UINT8}, {"S16LE", CR_TYPE_INT16},
+  {"U16LE", CR_TYPE_UINT16}, {"S32LE", CR_TYPE_INT32},
+  {"U32LE", CR_TYPE_UINT32}, {"F32LE", CR_TYPE_FLOAT32},
+  {"F64LE", CR_TYPE_FLOAT64},
+};
+
+static CrType
+type_for_format (const gchar * media, const gchar * format)
+{
+  if (format == NULL)
+    return CR_TYPE_INVALID;
+  if (strcmp (media, "audio/x-raw") == 0) {
+    for (guint k = 0; k < G_N_ELEMENTS (audio_formats); k++)
+      if (strcmp (audio_formats[k].audio, format) == 0)
+        return audio_formats[k].type;
+  } else if (strcmp (media, "video/x-raw") == 0) {
+    if (strcmp (format, "GRAY8") == 0)
+      return CR_TYPE_UINT8;
+    if (strcmp (format, "GRAY16_LE") == 0)
+      return CR_TYPE_UINT16;
+  } else if (strcmp (media, "other/tensors") == 0) {
+    return cr_type_from_name (format);
+  }
+  return CR_TYPE_INVALID;
+}
+
+GList *
+cr_caps_structure_types (const GstStructure * s)
+{
+  const gchar *media = gst_structure_get_name (s);
+  const gchar *field = strcmp (media, "other/tensors") == 0 ? "types" : "format";
+  const GValue *v = gst_structure_get_value (s, field);
+  GList *types = NULL;
+
+  if (v == NULL)
+    return NULL;
+  if (G_VALUE_HOLDS_STRING (v)) {
+    CrType t = type_for_format (media, g_value_get_string (v));
+    if (t != CR_TYPE_INVALID)
+      types = g_list_append (types, GINT_TO_POINTER (t));
+  } else if (GST_VALUE_HOLDS_LIST (v)) {
+    for (guint k = 0; k < gst_value_list_get_size (v); k++) {
+      const GValue *item = gst_value_list_get_value (v, k);
+      if (!G_VALUE_HOLDS_STRING (item))
+        continue;
+      CrType t = type_for_format (media, g_value_get_string (item));
+      if (t != CR_TYPE_INVALID && !g_list_find (types, GINT_TO_POINTER (t)))
+        types = g_list_append (types, GINT_TO_POINTER (t));
+    }
+  }
+  return types;
+}
+
+gboolean
+cr_input_format_from_caps (const GstCaps * caps, CrInputFormat * fmt)
+{
+  memset (fmt, 0, sizeof *fmt);
+  if (!gst_caps_is_fixed (caps))
+    return FALSE;
+  const GstStructure *s = gst_caps_get_structure (caps, 0);
+  const gchar *media = gst_structure_get_name (s);
+  g_autoptr (GList) types = cr_caps_structure_types (s);
+
+  if (types == NULL)
+    return FALSE;
+  fmt->type = GPOINTER_TO_INT (types->data);
+  if (strcmp (media, "audio/x-raw") == 0) {
+    fmt->family = CR_INPUT_AUDIO;
+    return gst_structure_get_int (s, "rate", &fmt->rate)
+        && gst_structure_get_int (s, "channels", &fmt->channels);
+  }
+  if (strcmp (media, "video/x-raw") == 0) {
+    fmt->family = CR_INPUT_VIDEO;
+    return gst_video_info_from_caps (&fmt->video, caps);
+  }
+  fmt->family = CR_INPUT_TENSOR;
+  return TRUE;
+}
+
+static GstStructure *
+tensor_structure (const GstStructure * input, const CrMonoid * monoid,
+    CrType in)
+{
+  GArray *fields = cr_monoid_result_fields (monoid);
+  g_autoptr (GString) types = g_string_new (NULL);
+  g_autoptr (GString) dims = g_string_new (NULL);
+
+  for (guint f = 0; f < fields->len; f++) {
+    CrType t = cr_field_resolve (&g_array_index (fields, CrField, f), in);
+    g_string_append_printf (types, "%s%s", f ? "," : "", cr_type_name (t));
+    g_string_append_printf (dims, "%s1", f ? "," : "");
+  }
+  GstStructure *out = gst_structure_new ("other/tensors",
+      "format", G_TYPE_STRING, "static",
+      "num_tensors", G_TYPE_INT, (gint) fields->len,
+      "types", G_TYPE_STRING, types->str,
+      "dimensions", G_TYPE_STRING, dims->str, NULL);
+  const GValue *rate = gst_structure_get_value (input, "framerate");
+  if (rate)
+    gst_structure_set_value (out, "framerate", rate);
+  else
+    gst_structure_set (out, "framerate", GST_TYPE_FRACTION, 0, 1, NULL);
+  return out;
+}
+
+GstCaps *
+cr_tensor_caps_for_input (const GstStructure * s, const CrMonoid * monoid)
+{
+  GstCaps *caps = gst_caps_new_empty ();
+  g_autoptr (GList) types = cr_caps_structure_types (s);
+  for (GList * l = types; l; l = l->next)
+    caps = gst_caps_merge_structure (caps, tensor_structure (s, monoid,
+            GPOINTER_TO_INT (l->data)));
+  return caps;
+}

@@ -1,0 +1,54 @@
+/* gstcudareduce-caps.h: what the element accepts and produces, as caps. */
+#pragma once
+
+#include "cr-monoid.h"
+
+#include <gst/gst.h>
+#include <gst/video/video.h>
+
+G_BEGIN_DECLS
+
+#define CR_AUDIO_FORMATS "{ S8, U8, S16LE, U16LE, S32LE, U32LE, F32LE, F64LE }"
+#define CR_TENSOR_TYPES "{ (string) int8, (string) uint8, (string) int16, " \
+  "(string) uint16, (string) int32, (string) uint32, (string) int64, " \
+  "(string) uint64, (string) float32, (string) float64 }"
+
+#define CR_SINK_CAPS \
+  "audio/x-raw, format = (string) " CR_AUDIO_FORMATS ", " \
+  "layout = (string) interleaved, rate = (int) [ 1, MAX ], " \
+  "channels = (int) [ 1, MAX ]; " \
+  "video/x-raw, format = (string) { GRAY8, GRAY16_LE }, " \
+  "width = (int) [ 1, MAX ], height = (int) [ 1, MAX ], " \
+  "framerate = (fraction) [ 0/1, MAX ]; " \
+  "other/tensors, format = (string) static, num_tensors = (int) 1, " \
+  "types = (string) " CR_TENSOR_TYPES
+
+#define CR_TENSOR_OUTPUT_CAPS "other/tensors, format = (string) static"
+
+typedef enum {
+  CR_INPUT_AUDIO,
+  CR_INPUT_VIDEO,
+  CR_INPUT_TENSOR,
+} CrInputFamily;
+
+/* What fixed sink caps say about the data. */
+typedef struct {
+  CrInputFamily family;
+  CrType type;
+  gint rate;                    /* audio */
+  gint channels;                /* audio */
+  GstVideoInfo video;           /* video */
+} CrInputFormat;
+
+gboolean cr_input_format_from_caps (const GstCaps * caps, CrInputFormat * fmt);
+
+/* The element types that @s (fixed or not) allows. */
+GList *cr_caps_structure_types (const GstStructure * s);
+
+/* Tensor output caps for input @s: one tensor per result field of @monoid,
+ * each of dimension 1, with the input's framerate (0/1 when it has none).
+ * Empty caps when @s allows no known type. */
+GstCaps *cr_tensor_caps_for_input (const GstStructure * s,
+    const CrMonoid * monoid);
+
+G_END_DECLS

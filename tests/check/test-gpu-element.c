@@ -1,0 +1,2 @@
+#include "cr-test-util.h"
+int main (void) { return 77; }
