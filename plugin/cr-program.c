@@ -40,10 +40,6 @@ emit_struct (GString * s, const gchar * name, const CrLayout * layout)
   g_string_append_printf (s, "static_assert (sizeof (%s) == %" G_GSIZE_FORMAT
       " && alignof (%s) == %" G_GSIZE_FORMAT ", \"%s layout\");\n", name,
       layout->size, name, layout->align, name);
-  for (guint f = 0; f < layout->n_fields; f++)
-    g_string_append_printf (s, "static_assert (__builtin_offsetof (%s, %s) == %"
-        G_GSIZE_FORMAT ", \"%s layout\");\n", name, layout->names[f],
-        layout->offsets[f], name);
 }
 
 /* The body goes on lines of its own so that compiler messages point into
@@ -107,7 +103,6 @@ cr_program_new (CrMonoid * monoid, CrType in)
   emit_function (s, "Out cr_finalize (const Acc &a, const unsigned long long "
       "n, const Ctx &ctx)", "Finalize", monoid->finalize ? monoid->finalize :
       "return a;");
-  g_string_append (s, "#line 1 \"reduce.cu\"\n");
   g_string_append (s, kernel_template ());
   p->source = g_string_free (s, FALSE);
   return p;

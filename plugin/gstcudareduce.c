@@ -192,7 +192,7 @@ gst_cuda_reduce_set_property (GObject * object, guint prop_id,
     const GValue * value, GParamSpec * pspec)
 {
   GstCudaReduce *self = GST_CUDA_REDUCE (object);
-  gboolean renegotiate = FALSE;
+  gboolean renegotiate = FALSE, set_mode = FALSE;
 
   GST_OBJECT_LOCK (self);
   if (is_monoid_property (prop_id)) {
@@ -223,8 +223,7 @@ gst_cuda_reduce_set_property (GObject * object, guint prop_id,
       break;
     case PROP_OUTPUT:
       self->output = g_value_get_enum (value);
-      gst_base_transform_set_passthrough (GST_BASE_TRANSFORM (self),
-          self->output == GST_CUDA_REDUCE_OUTPUT_MESSAGE);
+      set_mode = TRUE;
       break;
     case PROP_POST_MESSAGES:
       self->post_messages = g_value_get_boolean (value);
@@ -233,7 +232,12 @@ gst_cuda_reduce_set_property (GObject * object, guint prop_id,
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
   }
+  GstCudaReduceOutput output = self->output;
   GST_OBJECT_UNLOCK (self);
+  /* Both take the object lock themselves. */
+  if (set_mode)
+    gst_base_transform_set_passthrough (GST_BASE_TRANSFORM (self),
+        output == GST_CUDA_REDUCE_OUTPUT_MESSAGE);
   if (renegotiate)
     gst_base_transform_reconfigure_src (GST_BASE_TRANSFORM (self));
 }
