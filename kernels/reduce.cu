@@ -32,7 +32,9 @@
 #define CR_VEC (16 / sizeof (In))
 #define CR_ACC_WORDS ((sizeof (Acc) + 3) / 4)
 
-/* The accumulator seen as 32-bit words, the unit a shuffle moves. */
+/* The accumulator seen as 32-bit words, the unit a shuffle moves; also the
+ * slot of one partial in global memory, so that every partial is word
+ * aligned whatever the accumulator's own size (an int8 min is one byte). */
 union CrAccWords {
   Acc acc;
   unsigned int w[CR_ACC_WORDS];
@@ -87,13 +89,12 @@ cr_block_reduce (Acc value, const Ctx &ctx)
 /* Partials are written by other multiprocessors: read them from L2, never
  * from this one's L1. */
 static __device__ __forceinline__ Acc
-cr_load_partial (const Acc *partial)
+cr_load_partial (const CrAccWords *partial)
 {
   CrAccWords words;
-  const unsigned int *src = reinterpret_cast<const unsigned int *> (partial);
 #pragma unroll
   for (int k = 0; k < (int) CR_ACC_WORDS; k++)
-    words.w[k] = __ldcg (src + k);
+    words.w[k] = __ldcg (&partial->w[k]);
   return words.acc;
 }
 
@@ -108,14 +109,14 @@ cr_fold_vec (Acc acc, const CrVec &v, unsigned long long i, const Ctx &ctx)
 
 /* data:      n elements, aligned to their size (not necessarily to 16 bytes)
  * index_base: the index of data[0] in the whole input, for cr_load's i
- * partials:  one Acc per block; ticket: zero before the first launch, and
- *            left zero by every launch
+ * partials:  one CrAccWords per block; ticket: zero before the first
+ *            launch, and left zero by every launch
  * carry:     NULL, or the state of the chunks before this one (may equal state)
  * state:     receives carry combined with this chunk, for the next chunk
  * result:    receives cr_finalize (state, count) */
 extern "C" __global__ void __launch_bounds__ (CR_BLOCK_THREADS)
 cr_reduce (const In *data, unsigned long long n, unsigned long long index_base,
-    Acc *partials, unsigned int *ticket, const Acc *carry, Acc *state,
+    CrAccWords *partials, unsigned int *ticket, const Acc *carry, Acc *state,
     Out *result, unsigned long long count, const Ctx ctx)
 {
   const unsigned long long tid =
@@ -165,7 +166,7 @@ cr_reduce (const In *data, unsigned long long n, unsigned long long index_base,
     if (gridDim.x == 1) {
       is_last = true;
     } else {
-      partials[blockIdx.x] = acc;
+      partials[blockIdx.x].acc = acc;
       /* Release: the partial is visible device-wide before the ticket
        * counts it. */
       __threadfence ();

@@ -9,7 +9,7 @@
 
 #include <gmodule.h>
 
-G_DEFINE_QUARK (cr-error-quark, cr_error)
+G_DEFINE_QUARK (cr - error - quark, cr_error)
 
 typedef struct {
   const gchar *symbol;
@@ -17,7 +17,10 @@ typedef struct {
   gboolean optional;
 } CrSymbol;
 
-#define DRV(field, sym) { sym, G_STRUCT_OFFSET (CrDriver, field), FALSE }
+#define DRV(field, sym) \
+  { \
+    sym, G_STRUCT_OFFSET (CrDriver, field), FALSE \
+  }
 static const CrSymbol driver_symbols[] = {
   DRV (Init, "cuInit"),
   DRV (DriverGetVersion, "cuDriverGetVersion"),
@@ -51,7 +54,10 @@ static const CrSymbol driver_symbols[] = {
 };
 #undef DRV
 
-#define RTC(field, sym, opt) { sym, G_STRUCT_OFFSET (CrNvrtc, field), opt }
+#define RTC(field, sym, opt) \
+  { \
+    sym, G_STRUCT_OFFSET (CrNvrtc, field), opt \
+  }
 static const CrSymbol nvrtc_symbols[] = {
   RTC (GetErrorString, "nvrtcGetErrorString", FALSE),
   RTC (Version, "nvrtcVersion", FALSE),
@@ -72,8 +78,8 @@ static const CrSymbol nvrtc_symbols[] = {
 /* Opens the first of @candidates that loads and resolves every required
  * symbol into @table. */
 static gboolean
-open_library (GPtrArray * candidates, const CrSymbol * symbols, gsize n_symbols,
-    gpointer table, GString * tried)
+open_library (GPtrArray *candidates, const CrSymbol *symbols, gsize n_symbols,
+    gpointer table, GString *tried)
 {
   for (guint c = 0; c < candidates->len; c++) {
     const gchar *name = g_ptr_array_index (candidates, c);
@@ -88,8 +94,8 @@ open_library (GPtrArray * candidates, const CrSymbol * symbols, gsize n_symbols,
       *slot = NULL;
       if (!g_module_symbol (module, symbols[s].symbol, slot)
           && !symbols[s].optional) {
-        g_string_append_printf (tried, "\n  %s: lacks %s", name,
-            symbols[s].symbol);
+        g_string_append_printf (
+            tried, "\n  %s: lacks %s", name, symbols[s].symbol);
         complete = FALSE;
         break;
       }
@@ -103,8 +109,10 @@ open_library (GPtrArray * candidates, const CrSymbol * symbols, gsize n_symbols,
   return FALSE;
 }
 
+#define CUDA_ERROR_NO_DEVICE 100
+
 static const CrDriver *
-load_driver (gchar ** failure)
+load_driver (gchar **failure, CrError *code)
 {
   static CrDriver driver;
   g_autoptr (GPtrArray) candidates = g_ptr_array_new_with_free_func (g_free);
@@ -118,41 +126,49 @@ load_driver (gchar ** failure)
   if (!open_library (candidates, driver_symbols, G_N_ELEMENTS (driver_symbols),
           &driver, tried)) {
     *failure = g_strdup_printf ("The CUDA driver library could not be opened; "
-        "install the NVIDIA driver. Tried:%s", tried->str);
+                                "install the NVIDIA driver. Tried:%s",
+        tried->str);
     return NULL;
   }
   CUresult res = driver.Init (0);
+  if (res == CUDA_ERROR_NO_DEVICE) {
+    *code = CR_ERROR_NO_DEVICE;
+    *failure =
+        g_strdup ("The CUDA driver reports no GPU; check that an "
+                  "NVIDIA GPU is present and visible (CUDA_VISIBLE_DEVICES)");
+    return NULL;
+  }
   if (res != CUDA_SUCCESS) {
     const char *name = NULL;
     if (driver.GetErrorName (res, &name) != CUDA_SUCCESS)
       name = "unknown error";
-    *failure = g_strdup_printf ("The CUDA driver failed to initialise (%s); "
-        "check that an NVIDIA GPU and a matching driver are installed", name);
+    *failure = g_strdup_printf (
+        "The CUDA driver failed to initialise (%s); "
+        "check that an NVIDIA GPU and a matching driver are installed",
+        name);
     return NULL;
   }
   return &driver;
 }
 
 static void
-add_nvrtc_dir_candidates (GPtrArray * candidates, const gchar * dir,
-    const gchar * const *sonames)
+add_nvrtc_dir_candidates (
+    GPtrArray *candidates, const gchar *dir, const gchar *const *sonames)
 {
   if (dir == NULL || *dir == '\0')
     return;
-  for (const gchar * const *sub = (const gchar *[]) { "lib64", "lib", NULL };
-      *sub; sub++)
-    for (const gchar * const *so = sonames; *so; so++)
+  for (const gchar *const *sub = (const gchar *[]){ "lib64", "lib", NULL };
+       *sub; sub++)
+    for (const gchar *const *so = sonames; *so; so++)
       g_ptr_array_add (candidates, g_build_filename (dir, *sub, *so, NULL));
 }
 
 static const CrNvrtc *
-load_nvrtc (gchar ** failure)
+load_nvrtc (gchar **failure)
 {
   static CrNvrtc nvrtc;
-  static const gchar *const sonames[] = {
-    "libnvrtc.so", "libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so.11.2",
-    NULL
-  };
+  static const gchar *const sonames[] = { "libnvrtc.so", "libnvrtc.so.13",
+    "libnvrtc.so.12", "libnvrtc.so.11.2", NULL };
   g_autoptr (GPtrArray) candidates = g_ptr_array_new_with_free_func (g_free);
   g_autoptr (GString) tried = g_string_new (NULL);
   const gchar *override = g_getenv ("GST_CUDAREDUCE_NVRTC_LIBRARY");
@@ -160,7 +176,7 @@ load_nvrtc (gchar ** failure)
   if (override) {
     g_ptr_array_add (candidates, g_strdup (override));
   } else {
-    for (const gchar * const *so = sonames; *so; so++)
+    for (const gchar *const *so = sonames; *so; so++)
       g_ptr_array_add (candidates, g_strdup (*so));
     add_nvrtc_dir_candidates (candidates, g_getenv ("CUDA_PATH"), sonames);
     add_nvrtc_dir_candidates (candidates, g_getenv ("CUDA_HOME"), sonames);
@@ -168,7 +184,8 @@ load_nvrtc (gchar ** failure)
   }
   if (!open_library (candidates, nvrtc_symbols, G_N_ELEMENTS (nvrtc_symbols),
           &nvrtc, tried)) {
-    *failure = g_strdup_printf ("NVRTC (libnvrtc.so) could not be opened; "
+    *failure = g_strdup_printf (
+        "NVRTC (libnvrtc.so) could not be opened; "
         "install the CUDA runtime compiler or set CUDA_PATH. Tried:%s",
         tried->str);
     return NULL;
@@ -181,39 +198,42 @@ load_nvrtc (gchar ** failure)
 typedef struct {
   gconstpointer table;
   gchar *failure;
+  CrError code;
 } CrLoaded;
 
 static gboolean
-take_loaded (const CrLoaded * loaded, CrError code, GError ** error)
+take_loaded (const CrLoaded *loaded, GError **error)
 {
   if (loaded->table)
     return TRUE;
-  g_set_error_literal (error, CR_ERROR, code, loaded->failure);
+  g_set_error_literal (error, CR_ERROR, loaded->code, loaded->failure);
   return FALSE;
 }
 
 const CrDriver *
-cr_cuda_driver (GError ** error)
+cr_cuda_driver (GError **error)
 {
   static CrLoaded loaded;
   static gsize once = 0;
   if (g_once_init_enter (&once)) {
-    loaded.table = load_driver (&loaded.failure);
+    loaded.code = CR_ERROR_NO_DRIVER;
+    loaded.table = load_driver (&loaded.failure, &loaded.code);
     g_once_init_leave (&once, 1);
   }
-  return take_loaded (&loaded, CR_ERROR_NO_DRIVER, error) ? loaded.table : NULL;
+  return take_loaded (&loaded, error) ? loaded.table : NULL;
 }
 
 const CrNvrtc *
-cr_cuda_nvrtc (GError ** error)
+cr_cuda_nvrtc (GError **error)
 {
   static CrLoaded loaded;
   static gsize once = 0;
   if (g_once_init_enter (&once)) {
+    loaded.code = CR_ERROR_NO_NVRTC;
     loaded.table = load_nvrtc (&loaded.failure);
     g_once_init_leave (&once, 1);
   }
-  return take_loaded (&loaded, CR_ERROR_NO_NVRTC, error) ? loaded.table : NULL;
+  return take_loaded (&loaded, error) ? loaded.table : NULL;
 }
 
 gchar *
@@ -229,7 +249,7 @@ cr_cuda_describe (CUresult result)
 }
 
 gboolean
-cr_cuda_fail (GError ** error, CUresult result, const gchar * what)
+cr_cuda_fail (GError **error, CUresult result, const gchar *what)
 {
   g_autofree gchar *desc = cr_cuda_describe (result);
   g_set_error (error, CR_ERROR, CR_ERROR_CUDA, "%s failed: %s", what, desc);

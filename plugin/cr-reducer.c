@@ -9,6 +9,9 @@
 #define BLOCK_THREADS 256
 #define UNROLL 4
 #define DEFAULT_CHUNK_BYTES (64u << 20)
+/* At least the kernel's CrAccWords: the accumulator rounded up to whole,
+ * aligned words. */
+#define PARTIAL_SLOT(acc) ((acc)->size + 16)
 
 struct _CrDevice {
   const CrDriver *cu;
@@ -27,21 +30,26 @@ struct _CrReducer {
   CUmodule module;
   CUfunction function;
   guint grid_max;
-  CUdeviceptr partials;         /* grid_max Acc */
-  CUdeviceptr ticket;           /* one zeroed unsigned int */
-  CUdeviceptr state;            /* one Acc: carried between chunks */
-  CUdeviceptr result;           /* one Out */
-  CUdeviceptr staging;          /* host data copied here */
+  CUdeviceptr partials; /* grid_max slots, PARTIAL_SLOT bytes each */
+  CUdeviceptr ticket; /* one zeroed unsigned int */
+  CUdeviceptr state; /* one Acc: carried between chunks */
+  CUdeviceptr result; /* one Out */
+  CUdeviceptr staging; /* host data copied here */
   gsize staging_size;
-  guint8 *host_result;          /* pinned, one Out */
+  guint8 *host_result; /* pinned, one Out */
 };
 
-#define CHECK(call, what) G_STMT_START { CUresult res_ = (call); \
-    if (res_ != CUDA_SUCCESS) return cr_cuda_fail (error, res_, what); \
-  } G_STMT_END
+#define CHECK(call, what) \
+  G_STMT_START \
+  { \
+    CUresult res_ = (call); \
+    if (res_ != CUDA_SUCCESS) \
+      return cr_cuda_fail (error, res_, what); \
+  } \
+  G_STMT_END
 
 CrDevice *
-cr_device_open (gint ordinal, GError ** error)
+cr_device_open (gint ordinal, GError **error)
 {
   const CrDriver *cu = cr_cuda_driver (error);
   int count = 0;
@@ -51,7 +59,11 @@ cr_device_open (gint ordinal, GError ** error)
   if (cu == NULL)
     return NULL;
   res = cu->DeviceGetCount (&count);
-  if (res != CUDA_SUCCESS || count == 0) {
+  if (res != CUDA_SUCCESS) {
+    cr_cuda_fail (error, res, "Counting GPUs");
+    return NULL;
+  }
+  if (count == 0) {
     g_set_error_literal (error, CR_ERROR, CR_ERROR_NO_DEVICE,
         "The CUDA driver reports no GPU; check that an NVIDIA GPU is present "
         "and visible (CUDA_VISIBLE_DEVICES)");
@@ -60,8 +72,8 @@ cr_device_open (gint ordinal, GError ** error)
   if (ordinal < -1 || ordinal >= count) {
     g_set_error (error, CR_ERROR, CR_ERROR_DEVICE_ID,
         "cuda-device-id=%d is out of range: this machine has %d GPU%s "
-        "(ids 0 to %d, or -1 for the first)", ordinal, count,
-        count == 1 ? "" : "s", count - 1);
+        "(ids 0 to %d, or -1 for the first)",
+        ordinal, count, count == 1 ? "" : "s", count - 1);
     return NULL;
   }
 
@@ -71,18 +83,20 @@ cr_device_open (gint ordinal, GError ** error)
   d->ordinal = ordinal < 0 ? 0 : ordinal;
   if ((res = cu->DeviceGet (&dev, d->ordinal)) != CUDA_SUCCESS
       || (res = cu->DeviceGetName (d->name, sizeof d->name - 1, dev))
-      || (res = cu->DeviceGetAttribute (&major,
-              CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev))
-      || (res = cu->DeviceGetAttribute (&minor,
-              CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev))
-      || (res = cu->DeviceGetAttribute (&d->sm_count,
-              CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, dev))) {
+      || (res = cu->DeviceGetAttribute (
+              &major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev))
+      || (res = cu->DeviceGetAttribute (
+              &minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev))
+      || (res = cu->DeviceGetAttribute (
+              &d->sm_count, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, dev))) {
     cr_cuda_fail (error, res, "Querying the GPU");
     return NULL;
   }
   d->arch = major * 10 + minor;
-  /* A context of our own, not the primary one: a fault in a user's monoid
-   * makes its context unusable, and that must not reach other elements. */
+  /* A context of our own rather than the primary one, so that nothing
+   * another library does to the primary context (a reset) reaches us. A
+   * fault in a user's monoid is another matter: the driver keeps it for
+   * the whole process, and every later call reports it. */
   if ((res = cu->CtxCreate (&d->context, CU_CTX_SCHED_BLOCKING_SYNC, dev))) {
     cr_cuda_fail (error, res, "Creating a CUDA context");
     return NULL;
@@ -97,7 +111,7 @@ cr_device_open (gint ordinal, GError ** error)
 }
 
 void
-cr_device_close (CrDevice * d)
+cr_device_close (CrDevice *d)
 {
   if (d == NULL)
     return;
@@ -109,38 +123,38 @@ cr_device_close (CrDevice * d)
 }
 
 gint
-cr_device_ordinal (const CrDevice * d)
+cr_device_ordinal (const CrDevice *d)
 {
   return d->ordinal;
 }
 
 gint
-cr_device_arch (const CrDevice * d)
+cr_device_arch (const CrDevice *d)
 {
   return d->arch;
 }
 
 const gchar *
-cr_device_name (const CrDevice * d)
+cr_device_name (const CrDevice *d)
 {
   return d->name;
 }
 
 CUstream
-cr_device_stream (const CrDevice * d)
+cr_device_stream (const CrDevice *d)
 {
   return d->stream;
 }
 
 gboolean
-cr_device_push (CrDevice * d, GError ** error)
+cr_device_push (CrDevice *d, GError **error)
 {
   CHECK (d->cu->CtxPushCurrent (d->context), "Making the CUDA context current");
   return TRUE;
 }
 
 void
-cr_device_pop (CrDevice * d)
+cr_device_pop (CrDevice *d)
 {
   d->cu->CtxPopCurrent (NULL);
 }
@@ -157,7 +171,7 @@ cr_reducer_chunk_bytes (void)
 }
 
 static gboolean
-load_module (CrReducer * r, gchar ** log, GError ** error)
+load_module (CrReducer *r, gchar **log, GError **error)
 {
   const CrDriver *cu = r->device->cu;
   CUresult res = CUDA_ERROR_NOT_READY;
@@ -169,8 +183,8 @@ load_module (CrReducer * r, gchar ** log, GError ** error)
         attempt ? CR_COMPILE_REFRESH : CR_COMPILE_DEFAULT, log, error);
     if (r->compiled == NULL)
       return FALSE;
-    res = cu->ModuleLoadData (&r->module, g_bytes_get_data (r->compiled->image,
-            NULL));
+    res = cu->ModuleLoadData (
+        &r->module, g_bytes_get_data (r->compiled->image, NULL));
     if (res == CUDA_SUCCESS || !r->compiled->from_cache)
       break;
   }
@@ -181,7 +195,7 @@ load_module (CrReducer * r, gchar ** log, GError ** error)
 }
 
 static gboolean
-reducer_setup (CrReducer * r, gchar ** log, GError ** error)
+reducer_setup (CrReducer *r, gchar **log, GError **error)
 {
   const CrDriver *cu = r->device->cu;
   const CrProgram *p = r->program;
@@ -189,24 +203,25 @@ reducer_setup (CrReducer * r, gchar ** log, GError ** error)
 
   if (!load_module (r, log, error))
     return FALSE;
-  CHECK (cu->OccupancyMaxActiveBlocksPerMultiprocessor (&per_sm, r->function,
-          BLOCK_THREADS, 0), "Querying the kernel's occupancy");
+  CHECK (cu->OccupancyMaxActiveBlocksPerMultiprocessor (
+             &per_sm, r->function, BLOCK_THREADS, 0),
+      "Querying the kernel's occupancy");
   r->grid_max = MAX (1, per_sm) * r->device->sm_count;
-  CHECK (cu->MemAlloc (&r->partials, r->grid_max * p->acc.size),
+  CHECK (cu->MemAlloc (&r->partials, r->grid_max * PARTIAL_SLOT (&p->acc)),
       "Allocating partials");
   CHECK (cu->MemAlloc (&r->ticket, 16), "Allocating the ticket");
   CHECK (cu->MemsetD8Async (r->ticket, 0, 16, r->device->stream),
       "Clearing the ticket");
   CHECK (cu->MemAlloc (&r->state, p->acc.size), "Allocating the state");
   CHECK (cu->MemAlloc (&r->result, p->out.size), "Allocating the result");
-  CHECK (cu->MemAllocHost ((void **) &r->host_result, p->out.size),
+  CHECK (cu->MemAllocHost ((void **)&r->host_result, p->out.size),
       "Allocating pinned memory");
   return TRUE;
 }
 
 CrReducer *
-cr_reducer_new (CrDevice * device, const CrProgram * program, gchar ** log,
-    GError ** error)
+cr_reducer_new (
+    CrDevice *device, const CrProgram *program, gchar **log, GError **error)
 {
   g_autoptr (CrReducer) r = g_new0 (CrReducer, 1);
   r->device = device;
@@ -220,15 +235,14 @@ cr_reducer_new (CrDevice * device, const CrProgram * program, gchar ** log,
 }
 
 void
-cr_reducer_free (CrReducer * r)
+cr_reducer_free (CrReducer *r)
 {
   if (r == NULL)
     return;
   const CrDriver *cu = r->device->cu;
   if (cu->CtxPushCurrent (r->device->context) == CUDA_SUCCESS) {
-    CUdeviceptr *buffers[] = { &r->partials, &r->ticket, &r->state,
-      &r->result, &r->staging
-    };
+    CUdeviceptr *buffers[] = { &r->partials, &r->ticket, &r->state, &r->result,
+      &r->staging };
     for (guint k = 0; k < G_N_ELEMENTS (buffers); k++)
       if (*buffers[k])
         cu->MemFree (*buffers[k]);
@@ -243,13 +257,13 @@ cr_reducer_free (CrReducer * r)
 }
 
 const CrProgram *
-cr_reducer_program (const CrReducer * r)
+cr_reducer_program (const CrReducer *r)
 {
   return r->program;
 }
 
 const CrCompiled *
-cr_reducer_compiled (const CrReducer * r)
+cr_reducer_compiled (const CrReducer *r)
 {
   return r->compiled;
 }
@@ -257,39 +271,39 @@ cr_reducer_compiled (const CrReducer * r)
 /* One launch over @n elements at @data, which are elements index_base... of
  * the whole input; @carry folds in the state of the launches before. */
 static gboolean
-launch (CrReducer * r, CUdeviceptr data, guint64 n, guint64 index_base,
-    gboolean carry, const guint8 * ctx, GError ** error)
+launch (CrReducer *r, CUdeviceptr data, guint64 n, guint64 index_base,
+    gboolean carry, const guint8 *ctx, GError **error)
 {
   const gsize elem = cr_type_size (r->program->in);
-  const guint64 per_block = (guint64) BLOCK_THREADS * UNROLL * (16 / elem);
-  guint grid = (guint) MIN ((guint64) r->grid_max,
-      MAX ((guint64) 1, (n + per_block - 1) / per_block));
+  const guint64 per_block = (guint64)BLOCK_THREADS * UNROLL * (16 / elem);
+  guint grid = (guint)MIN (
+      (guint64)r->grid_max, MAX ((guint64)1, (n + per_block - 1) / per_block));
   CUdeviceptr carry_ptr = carry ? r->state : 0;
   guint64 count = index_base + n;
-  void *params[] = {
-    &data, &n, &index_base, &r->partials, &r->ticket, &carry_ptr, &r->state,
-    &r->result, &count, (void *) ctx
-  };
-  CHECK (r->device->cu->LaunchKernel (r->function, grid, 1, 1, BLOCK_THREADS,
-          1, 1, 0, r->device->stream, params, NULL),
+  void *params[] = { &data, &n, &index_base, &r->partials, &r->ticket,
+    &carry_ptr, &r->state, &r->result, &count, (void *)ctx };
+  CHECK (r->device->cu->LaunchKernel (r->function, grid, 1, 1, BLOCK_THREADS, 1,
+             1, 0, r->device->stream, params, NULL),
       "Launching the reduction");
   return TRUE;
 }
 
 static gboolean
-fetch_result (CrReducer * r, guint8 * out, GError ** error)
+fetch_result (CrReducer *r, guint8 *out, GError **error)
 {
   const CrDriver *cu = r->device->cu;
   CHECK (cu->MemcpyDtoHAsync (r->host_result, r->result, r->program->out.size,
-          r->device->stream), "Copying the result to the host");
+             r->device->stream),
+      "Copying the result to the host");
   CHECK (cu->StreamSynchronize (r->device->stream),
-      "The reduction on the GPU (a fault in the monoid's code shows here)");
+      "The reduction on the GPU (after a fault in the monoid's code, CUDA "
+      "stays unusable in this process until it restarts)");
   memcpy (out, r->host_result, r->program->out.size);
   return TRUE;
 }
 
 static gboolean
-ensure_staging (CrReducer * r, gsize size, GError ** error)
+ensure_staging (CrReducer *r, gsize size, GError **error)
 {
   if (r->staging_size >= size)
     return TRUE;
@@ -308,8 +322,8 @@ ensure_staging (CrReducer * r, gsize size, GError ** error)
 }
 
 static gboolean
-reduce_contiguous (CrReducer * r, const guint8 * data, gsize bytes,
-    const guint8 * ctx, GError ** error)
+reduce_contiguous (CrReducer *r, const guint8 *data, gsize bytes,
+    const guint8 *ctx, GError **error)
 {
   const gsize elem = cr_type_size (r->program->in);
   const gsize chunk = MIN (cr_reducer_chunk_bytes (), bytes);
@@ -320,10 +334,11 @@ reduce_contiguous (CrReducer * r, const guint8 * data, gsize bytes,
     return FALSE;
   for (gsize offset = 0; offset < bytes; offset += chunk) {
     gsize len = MIN (chunk, bytes - offset);
-    CHECK (r->device->cu->MemcpyHtoDAsync (r->staging, data + offset, len,
-            r->device->stream), "Copying the input to the GPU");
-    if (!launch (r, r->staging, len / elem, offset / elem, offset > 0, ctx,
-            error))
+    CHECK (r->device->cu->MemcpyHtoDAsync (
+               r->staging, data + offset, len, r->device->stream),
+        "Copying the input to the GPU");
+    if (!launch (
+            r, r->staging, len / elem, offset / elem, offset > 0, ctx, error))
       return FALSE;
   }
   return TRUE;
@@ -332,13 +347,13 @@ reduce_contiguous (CrReducer * r, const guint8 * data, gsize bytes,
 /* Rows with padding between them: each copy packs whole rows, so the
  * padding never reaches the device. */
 static gboolean
-reduce_rows (CrReducer * r, const CrHostRegion * region, const guint8 * ctx,
-    GError ** error)
+reduce_rows (
+    CrReducer *r, const CrHostRegion *region, const guint8 *ctx, GError **error)
 {
   const gsize elem = cr_type_size (r->program->in);
   const gsize row_elems = region->row_bytes / elem;
-  const gsize rows_per_chunk = MIN (region->n_rows,
-      MAX (1, cr_reducer_chunk_bytes () / region->row_bytes));
+  const gsize rows_per_chunk = MIN (
+      region->n_rows, MAX (1, cr_reducer_chunk_bytes () / region->row_bytes));
 
   if (!ensure_staging (r, rows_per_chunk * region->row_bytes, error))
     return FALSE;
@@ -355,16 +370,16 @@ reduce_rows (CrReducer * r, const CrHostRegion * region, const guint8 * ctx,
     copy.Height = rows;
     CHECK (r->device->cu->Memcpy2DAsync (&copy, r->device->stream),
         "Copying the input rows to the GPU");
-    if (!launch (r, r->staging, rows * row_elems, row * row_elems, row > 0,
-            ctx, error))
+    if (!launch (r, r->staging, rows * row_elems, row * row_elems, row > 0, ctx,
+            error))
       return FALSE;
   }
   return TRUE;
 }
 
 gboolean
-cr_reducer_reduce_host (CrReducer * r, const CrHostRegion * region,
-    const guint8 * ctx, guint8 * out, guint64 * count, GError ** error)
+cr_reducer_reduce_host (CrReducer *r, const CrHostRegion *region,
+    const guint8 *ctx, guint8 *out, guint64 *count, GError **error)
 {
   const gsize elem = cr_type_size (r->program->in);
   gboolean ok;
@@ -372,15 +387,15 @@ cr_reducer_reduce_host (CrReducer * r, const CrHostRegion * region,
   if (region->row_bytes % elem != 0) {
     g_set_error (error, CR_ERROR, CR_ERROR_INPUT,
         "The input is %" G_GSIZE_FORMAT " bytes, not a whole number of %s "
-        "elements (%" G_GSIZE_FORMAT " bytes each)", region->row_bytes,
-        cr_type_name (r->program->in), elem);
+        "elements (%" G_GSIZE_FORMAT " bytes each)",
+        region->row_bytes, cr_type_name (r->program->in), elem);
     return FALSE;
   }
   if (!cr_device_push (r->device, error))
     return FALSE;
   if (region->n_rows <= 1 || region->stride == region->row_bytes)
-    ok = reduce_contiguous (r, region->data,
-        region->row_bytes * region->n_rows, ctx, error);
+    ok = reduce_contiguous (
+        r, region->data, region->row_bytes * region->n_rows, ctx, error);
   else
     ok = reduce_rows (r, region, ctx, error);
   ok = ok && fetch_result (r, out, error);
@@ -391,8 +406,8 @@ cr_reducer_reduce_host (CrReducer * r, const CrHostRegion * region,
 }
 
 gboolean
-cr_reducer_reduce_device (CrReducer * r, CUdeviceptr data, guint64 n,
-    const guint8 * ctx, guint8 * out, GError ** error)
+cr_reducer_reduce_device (CrReducer *r, CUdeviceptr data, guint64 n,
+    const guint8 *ctx, guint8 *out, GError **error)
 {
   if (!cr_device_push (r->device, error))
     return FALSE;

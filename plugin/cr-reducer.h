@@ -1,7 +1,7 @@
 /* cr-reducer.h: running a compiled program on a GPU.
  *
- * A CrDevice is one GPU with a CUDA context and stream of its own (so that a
- * fault in one element's monoid cannot poison another's). A CrReducer is a
+ * A CrDevice is one GPU with a CUDA context and stream of its own. A
+ * CrReducer is a
  * program loaded into that context with the buffers its launches need. Both
  * are used from one thread at a time. */
 #pragma once
@@ -16,29 +16,29 @@ typedef struct _CrDevice CrDevice;
 typedef struct _CrReducer CrReducer;
 
 /* @ordinal -1 means the first GPU. */
-CrDevice *cr_device_open (gint ordinal, GError ** error);
-void cr_device_close (CrDevice * device);
+CrDevice *cr_device_open (gint ordinal, GError **error);
+void cr_device_close (CrDevice *device);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (CrDevice, cr_device_close)
 
-gint cr_device_ordinal (const CrDevice * device);
+gint cr_device_ordinal (const CrDevice *device);
 /* Compute capability as major * 10 + minor. */
-gint cr_device_arch (const CrDevice * device);
-const gchar *cr_device_name (const CrDevice * device);
+gint cr_device_arch (const CrDevice *device);
+const gchar *cr_device_name (const CrDevice *device);
 /* Makes the device's context current on this thread until pop. */
-gboolean cr_device_push (CrDevice * device, GError ** error);
-void cr_device_pop (CrDevice * device);
-CUstream cr_device_stream (const CrDevice * device);
+gboolean cr_device_push (CrDevice *device, GError **error);
+void cr_device_pop (CrDevice *device);
+CUstream cr_device_stream (const CrDevice *device);
 
 /* Compiles @program for the device (through the disk cache) and loads it.
  * On a compile error, *@log receives NVRTC's log. The program must outlive
  * the reducer. */
-CrReducer *cr_reducer_new (CrDevice * device, const CrProgram * program,
-    gchar ** log, GError ** error);
-void cr_reducer_free (CrReducer * reducer);
+CrReducer *cr_reducer_new (
+    CrDevice *device, const CrProgram *program, gchar **log, GError **error);
+void cr_reducer_free (CrReducer *reducer);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (CrReducer, cr_reducer_free)
 
-const CrProgram *cr_reducer_program (const CrReducer * reducer);
-const CrCompiled *cr_reducer_compiled (const CrReducer * reducer);
+const CrProgram *cr_reducer_program (const CrReducer *reducer);
+const CrCompiled *cr_reducer_compiled (const CrReducer *reducer);
 
 /* Host data as rows: @n_rows rows of @row_bytes, @stride bytes apart (only
  * the row_bytes of each are reduced). Contiguous data is one row. */
@@ -52,15 +52,14 @@ typedef struct {
 /* Reduces @region with context @ctx (program->ctx.size bytes) and writes the
  * result (program->out.size bytes) to @out and the count of elements to
  * @count. Blocks until the result is on the host. */
-gboolean cr_reducer_reduce_host (CrReducer * reducer,
-    const CrHostRegion * region, const guint8 * ctx, guint8 * out,
-    guint64 * count, GError ** error);
+gboolean cr_reducer_reduce_host (CrReducer *reducer, const CrHostRegion *region,
+    const guint8 *ctx, guint8 *out, guint64 *count, GError **error);
 
 /* The same for @n elements already in device memory (aligned to their size);
  * asynchronous on the device's stream when @out is NULL (for benchmarks: the
  * result stays on the device). */
-gboolean cr_reducer_reduce_device (CrReducer * reducer, CUdeviceptr data,
-    guint64 n, const guint8 * ctx, guint8 * out, GError ** error);
+gboolean cr_reducer_reduce_device (CrReducer *reducer, CUdeviceptr data,
+    guint64 n, const guint8 *ctx, guint8 *out, GError **error);
 
 /* Bytes of input staged on the device per launch; the default, or
  * GST_CUDAREDUCE_CHUNK_BYTES for tests that need chunk boundaries. */
