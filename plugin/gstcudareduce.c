@@ -21,8 +21,9 @@
  * and one field per result field. With `output=tensor` the source pad
  * carries the results as `other/tensors`, one tensor per result field.
  *
- * The CUDA driver and NVRTC are opened when the element starts; without
- * them it fails with an error saying what is missing.
+ * The CUDA driver is opened when the element starts and NVRTC when caps
+ * are set (the first compile); without them it fails with an error saying
+ * what is missing.
  *
  * ## Example launch lines
  * |[
@@ -88,6 +89,7 @@ struct _GstCudaReduce {
   /* Properties, under the object lock. A change of the monoid's properties
    * bumps monoid_serial; of its context values, context_serial. */
   gchar *monoid_name;
+  gboolean monoid_name_set; /* else an inline monoid is "custom" */
   gchar *inline_text[N_INLINE];
   gdouble threshold;
   GstStructure *context;
@@ -103,7 +105,7 @@ struct _GstCudaReduce {
 
   /* Streaming state, touched only by the streaming thread (and start/stop). */
   CrDevice *device;
-  GHashTable *compiled;         /* source -> CompiledEntry */
+  GHashTable *compiled; /* source -> CompiledEntry */
   CrInputFormat format;
   gboolean have_format;
   CompiledEntry *active;
@@ -116,39 +118,39 @@ struct _GstCudaReduce {
 
 #define gst_cuda_reduce_parent_class parent_class
 G_DEFINE_TYPE (GstCudaReduce, gst_cuda_reduce, GST_TYPE_BASE_TRANSFORM);
-GST_ELEMENT_REGISTER_DEFINE_WITH_CODE (cudareduce, "cudareduce",
-    GST_RANK_NONE, GST_TYPE_CUDA_REDUCE,
+GST_ELEMENT_REGISTER_DEFINE_WITH_CODE (cudareduce, "cudareduce", GST_RANK_NONE,
+    GST_TYPE_CUDA_REDUCE,
     GST_DEBUG_CATEGORY_INIT (gst_cuda_reduce_debug, "cudareduce", 0,
         "GPU reduction with runtime-compiled monoids"));
 
-static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
-    GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS (CR_SINK_CAPS));
+static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE (
+    "sink", GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS (CR_SINK_CAPS));
 
-static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
-    GST_PAD_SRC, GST_PAD_ALWAYS,
-    GST_STATIC_CAPS (CR_SINK_CAPS "; " CR_TENSOR_OUTPUT_CAPS));
+static GstStaticPadTemplate src_template =
+    GST_STATIC_PAD_TEMPLATE ("src", GST_PAD_SRC, GST_PAD_ALWAYS,
+        GST_STATIC_CAPS (CR_SINK_CAPS "; " CR_TENSOR_OUTPUT_CAPS));
 
 GType
 gst_cuda_reduce_output_get_type (void)
 {
   static GType type = 0;
   static const GEnumValue values[] = {
-    {GST_CUDA_REDUCE_OUTPUT_MESSAGE,
-        "Pass buffers through, post results as bus messages", "message"},
-    {GST_CUDA_REDUCE_OUTPUT_TENSOR,
-        "Push results downstream as other/tensors buffers", "tensor"},
-    {0, NULL, NULL},
+    { GST_CUDA_REDUCE_OUTPUT_MESSAGE,
+        "Pass buffers through, post results as bus messages", "message" },
+    { GST_CUDA_REDUCE_OUTPUT_TENSOR,
+        "Push results downstream as other/tensors buffers", "tensor" },
+    { 0, NULL, NULL },
   };
   if (g_once_init_enter (&type))
-    g_once_init_leave (&type, g_enum_register_static ("GstCudaReduceOutput",
-            values));
+    g_once_init_leave (
+        &type, g_enum_register_static ("GstCudaReduceOutput", values));
   return type;
 }
 
 /* Errors: one GstElement error per engine error code, always with text
  * that says what to fix. */
 static void
-post_error (GstCudaReduce * self, const GError * error, const gchar * debug)
+post_error (GstCudaReduce *self, const GError *error, const gchar *debug)
 {
   GQuark domain = GST_LIBRARY_ERROR;
   gint code = GST_LIBRARY_ERROR_SETTINGS;
@@ -174,9 +176,9 @@ post_error (GstCudaReduce * self, const GError * error, const gchar * debug)
     default:
       break;
   }
-  gst_element_message_full (GST_ELEMENT (self), GST_MESSAGE_ERROR, domain,
-      code, g_strdup (error->message), g_strdup (debug), __FILE__,
-      GST_FUNCTION, __LINE__);
+  gst_element_message_full (GST_ELEMENT (self), GST_MESSAGE_ERROR, domain, code,
+      g_strdup (error->message), g_strdup (debug), __FILE__, GST_FUNCTION,
+      __LINE__);
 }
 
 /* Properties */
@@ -188,8 +190,8 @@ is_monoid_property (guint prop_id)
 }
 
 static void
-gst_cuda_reduce_set_property (GObject * object, guint prop_id,
-    const GValue * value, GParamSpec * pspec)
+gst_cuda_reduce_set_property (
+    GObject *object, guint prop_id, const GValue *value, GParamSpec *pspec)
 {
   GstCudaReduce *self = GST_CUDA_REDUCE (object);
   gboolean renegotiate = FALSE, set_mode = FALSE;
@@ -204,10 +206,12 @@ gst_cuda_reduce_set_property (GObject * object, guint prop_id,
     case PROP_MONOID:
       g_free (self->monoid_name);
       self->monoid_name = g_value_dup_string (value);
+      self->monoid_name_set = TRUE;
       break;
-    case PROP_ACCUMULATOR...PROP_FINALIZE:
+    case PROP_ACCUMULATOR ... PROP_FINALIZE:
       g_free (self->inline_text[prop_id - PROP_ACCUMULATOR]);
-      self->inline_text[prop_id - PROP_ACCUMULATOR] = g_value_dup_string (value);
+      self->inline_text[prop_id - PROP_ACCUMULATOR] =
+          g_value_dup_string (value);
       break;
     case PROP_THRESHOLD:
       self->threshold = g_value_get_double (value);
@@ -236,15 +240,15 @@ gst_cuda_reduce_set_property (GObject * object, guint prop_id,
   GST_OBJECT_UNLOCK (self);
   /* Both take the object lock themselves. */
   if (set_mode)
-    gst_base_transform_set_passthrough (GST_BASE_TRANSFORM (self),
-        output == GST_CUDA_REDUCE_OUTPUT_MESSAGE);
+    gst_base_transform_set_passthrough (
+        GST_BASE_TRANSFORM (self), output == GST_CUDA_REDUCE_OUTPUT_MESSAGE);
   if (renegotiate)
     gst_base_transform_reconfigure_src (GST_BASE_TRANSFORM (self));
 }
 
 static void
-gst_cuda_reduce_get_property (GObject * object, guint prop_id, GValue * value,
-    GParamSpec * pspec)
+gst_cuda_reduce_get_property (
+    GObject *object, guint prop_id, GValue *value, GParamSpec *pspec)
 {
   GstCudaReduce *self = GST_CUDA_REDUCE (object);
 
@@ -253,7 +257,7 @@ gst_cuda_reduce_get_property (GObject * object, guint prop_id, GValue * value,
     case PROP_MONOID:
       g_value_set_string (value, self->monoid_name);
       break;
-    case PROP_ACCUMULATOR...PROP_FINALIZE:
+    case PROP_ACCUMULATOR ... PROP_FINALIZE:
       g_value_set_string (value, self->inline_text[prop_id - PROP_ACCUMULATOR]);
       break;
     case PROP_THRESHOLD:
@@ -281,7 +285,7 @@ gst_cuda_reduce_get_property (GObject * object, guint prop_id, GValue * value,
 /* The monoid the properties describe now: parsed once per change of the
  * monoid's properties, from any thread. */
 static CrMonoid *
-current_monoid (GstCudaReduce * self, GError ** error)
+current_monoid (GstCudaReduce *self, GError **error)
 {
   GST_OBJECT_LOCK (self);
   if (self->parsed && self->parsed_serial == self->monoid_serial) {
@@ -291,6 +295,7 @@ current_monoid (GstCudaReduce * self, GError ** error)
   }
   guint serial = self->monoid_serial;
   g_autofree gchar *name = g_strdup (self->monoid_name);
+  gboolean name_set = self->monoid_name_set;
   gchar *text[N_INLINE];
   for (guint k = 0; k < N_INLINE; k++)
     text[k] = g_strdup (self->inline_text[k]);
@@ -299,7 +304,7 @@ current_monoid (GstCudaReduce * self, GError ** error)
   CrMonoid *m;
   if (text[PROP_LOAD - PROP_ACCUMULATOR] != NULL) {
     CrMonoidText inline_monoid = {
-      .name = name,
+      .name = name_set ? name : "custom",
       .accumulator = text[PROP_ACCUMULATOR - PROP_ACCUMULATOR],
       .load = text[PROP_LOAD - PROP_ACCUMULATOR],
       .combine = text[PROP_COMBINE - PROP_ACCUMULATOR],
@@ -339,7 +344,7 @@ compiled_entry_free (gpointer data)
 }
 
 static void
-log_source (GstCudaReduce * self, const CrProgram * program)
+log_source (GstCudaReduce *self, const CrProgram *program)
 {
   if (gst_debug_category_get_threshold (GST_CAT_DEFAULT) < GST_LEVEL_DEBUG)
     return;
@@ -351,7 +356,7 @@ log_source (GstCudaReduce * self, const CrProgram * program)
 /* Makes @monoid on the negotiated input type the active program, compiling
  * it unless this element already has. Posts the error on failure. */
 static gboolean
-activate (GstCudaReduce * self, CrMonoid * monoid)
+activate (GstCudaReduce *self, CrMonoid *monoid)
 {
   g_autoptr (CrProgram) program = cr_program_new (monoid, self->format.type);
   CompiledEntry *entry = g_hash_table_lookup (self->compiled, program->source);
@@ -363,17 +368,20 @@ activate (GstCudaReduce * self, CrMonoid * monoid)
     CrReducer *reducer = cr_reducer_new (self->device, program, &log, &error);
     if (reducer == NULL) {
       g_autofree gchar *numbered = cr_source_number_lines (program->source);
-      g_autofree gchar *debug = log ? g_strdup_printf ("Monoid %s (%s) on %s "
-          "input.\nNVRTC log:\n%s\n\nGenerated source:\n%s", monoid->name,
-          monoid->origin, cr_type_name (program->in), log, numbered) : NULL;
+      g_autofree gchar *debug = log
+          ? g_strdup_printf ("Monoid %s (%s) on %s "
+                             "input.\nNVRTC log:\n%s\n\nGenerated source:\n%s",
+              monoid->name, monoid->origin, cr_type_name (program->in), log,
+              numbered)
+          : NULL;
       post_error (self, error, debug);
       return FALSE;
     }
     const CrCompiled *compiled = cr_reducer_compiled (reducer);
     GST_INFO_OBJECT (self, "monoid %s on %s input: %s for %s in %.1f ms",
         monoid->name, cr_type_name (program->in),
-        compiled->from_cache ? "cached image" : "compiled",
-        compiled->target, compiled->seconds * 1e3);
+        compiled->from_cache ? "cached image" : "compiled", compiled->target,
+        compiled->seconds * 1e3);
     if (compiled->log)
       GST_DEBUG_OBJECT (self, "NVRTC log:\n%s", compiled->log);
     entry = g_new0 (CompiledEntry, 1);
@@ -392,7 +400,7 @@ activate (GstCudaReduce * self, CrMonoid * monoid)
 
 /* Before each buffer: follow a change of the monoid's properties. */
 static gboolean
-follow_monoid (GstCudaReduce * self)
+follow_monoid (GstCudaReduce *self)
 {
   g_autoptr (GError) error = NULL;
   g_autoptr (CrMonoid) monoid = current_monoid (self, &error);
@@ -407,10 +415,10 @@ follow_monoid (GstCudaReduce * self)
 }
 
 static gboolean
-add_context_value (GQuark field, const GValue * value, gpointer table)
+add_context_value (GQuark field, const GValue *value, gpointer table)
 {
-  g_hash_table_insert (table, (gpointer) g_quark_to_string (field),
-      (gpointer) value);
+  g_hash_table_insert (
+      table, (gpointer)g_quark_to_string (field), (gpointer)value);
   return TRUE;
 }
 
@@ -418,7 +426,7 @@ add_context_value (GQuark field, const GValue * value, gpointer table)
  * property or the program changed, so changing threshold while PLAYING
  * costs a few bytes, never a compile. */
 static gboolean
-pack_context (GstCudaReduce * self)
+pack_context (GstCudaReduce *self)
 {
   const CrProgram *program = self->active->program;
   g_autoptr (GError) error = NULL;
@@ -435,10 +443,10 @@ pack_context (GstCudaReduce * self)
     gst_structure_foreach (self->context, add_context_value, values);
   g_free (self->context_bytes);
   self->context_bytes = g_malloc0 (program->ctx.size);
-  ok = cr_program_pack_context (program, self->threshold, values,
-      self->context_bytes, &error);
+  ok = cr_program_pack_context (
+      program, self->threshold, values, self->context_bytes, &error);
   self->packed_serial = self->context_serial;
-  self->packed_program = ok ? (CrProgram *) program : NULL;
+  self->packed_program = ok ? (CrProgram *)program : NULL;
   GST_OBJECT_UNLOCK (self);
 
   if (!ok)
@@ -449,7 +457,7 @@ pack_context (GstCudaReduce * self)
 /* Life cycle */
 
 static gboolean
-gst_cuda_reduce_start (GstBaseTransform * trans)
+gst_cuda_reduce_start (GstBaseTransform *trans)
 {
   GstCudaReduce *self = GST_CUDA_REDUCE (trans);
   g_autoptr (GError) error = NULL;
@@ -472,13 +480,13 @@ gst_cuda_reduce_start (GstBaseTransform * trans)
   GST_INFO_OBJECT (self, "using GPU %d: %s (sm_%d)",
       cr_device_ordinal (self->device), cr_device_name (self->device),
       cr_device_arch (self->device));
-  self->compiled = g_hash_table_new_full (g_str_hash, g_str_equal, NULL,
-      compiled_entry_free);
+  self->compiled = g_hash_table_new_full (
+      g_str_hash, g_str_equal, NULL, compiled_entry_free);
   return TRUE;
 }
 
 static gboolean
-gst_cuda_reduce_stop (GstBaseTransform * trans)
+gst_cuda_reduce_stop (GstBaseTransform *trans)
 {
   GstCudaReduce *self = GST_CUDA_REDUCE (trans);
 
@@ -496,7 +504,7 @@ gst_cuda_reduce_stop (GstBaseTransform * trans)
 /* Caps */
 
 static gboolean
-tensor_output (GstCudaReduce * self)
+tensor_output (GstCudaReduce *self)
 {
   GST_OBJECT_LOCK (self);
   gboolean tensor = self->output == GST_CUDA_REDUCE_OUTPUT_TENSOR;
@@ -505,8 +513,8 @@ tensor_output (GstCudaReduce * self)
 }
 
 static GstCaps *
-gst_cuda_reduce_transform_caps (GstBaseTransform * trans,
-    GstPadDirection direction, GstCaps * caps, GstCaps * filter)
+gst_cuda_reduce_transform_caps (GstBaseTransform *trans,
+    GstPadDirection direction, GstCaps *caps, GstCaps *filter)
 {
   GstCudaReduce *self = GST_CUDA_REDUCE (trans);
   GstCaps *result;
@@ -523,12 +531,12 @@ gst_cuda_reduce_transform_caps (GstBaseTransform * trans,
     if (monoid == NULL)
       GST_WARNING_OBJECT (self, "no tensor caps: %s", error->message);
     for (guint k = 0; monoid && k < gst_caps_get_size (caps); k++)
-      result = gst_caps_merge (result, cr_tensor_caps_for_input
-          (gst_caps_get_structure (caps, k), monoid));
+      result = gst_caps_merge (result,
+          cr_tensor_caps_for_input (gst_caps_get_structure (caps, k), monoid));
   }
   if (filter) {
-    GstCaps *filtered = gst_caps_intersect_full (filter, result,
-        GST_CAPS_INTERSECT_FIRST);
+    GstCaps *filtered =
+        gst_caps_intersect_full (filter, result, GST_CAPS_INTERSECT_FIRST);
     gst_caps_unref (result);
     result = filtered;
   }
@@ -538,8 +546,8 @@ gst_cuda_reduce_transform_caps (GstBaseTransform * trans,
 }
 
 static gboolean
-gst_cuda_reduce_set_caps (GstBaseTransform * trans, GstCaps * incaps,
-    GstCaps * outcaps)
+gst_cuda_reduce_set_caps (
+    GstBaseTransform *trans, GstCaps *incaps, GstCaps *outcaps)
 {
   GstCudaReduce *self = GST_CUDA_REDUCE (trans);
   g_autoptr (GError) error = NULL;
@@ -561,13 +569,13 @@ gst_cuda_reduce_set_caps (GstBaseTransform * trans, GstCaps * incaps,
 /* Results */
 
 static GstClockTime
-buffer_duration (GstCudaReduce * self, GstBuffer * buf, guint64 count)
+buffer_duration (GstCudaReduce *self, GstBuffer *buf, guint64 count)
 {
   if (GST_BUFFER_DURATION_IS_VALID (buf))
     return GST_BUFFER_DURATION (buf);
   if (self->format.family == CR_INPUT_AUDIO && self->format.rate > 0)
-    return gst_util_uint64_scale_int (count / self->format.channels,
-        GST_SECOND, self->format.rate);
+    return gst_util_uint64_scale_int (
+        count / self->format.channels, GST_SECOND, self->format.rate);
   if (self->format.family == CR_INPUT_VIDEO
       && GST_VIDEO_INFO_FPS_N (&self->format.video) > 0)
     return gst_util_uint64_scale_int (GST_SECOND,
@@ -577,34 +585,33 @@ buffer_duration (GstCudaReduce * self, GstBuffer * buf, guint64 count)
 }
 
 static void
-post_result (GstCudaReduce * self, GstBuffer * buf, guint64 count)
+post_result (GstCudaReduce *self, GstBuffer *buf, guint64 count)
 {
   GstBaseTransform *trans = GST_BASE_TRANSFORM (self);
   const CrLayout *out = &self->active->program->out;
   GstClockTime ts = GST_BUFFER_PTS (buf);
-  GstStructure *s = gst_structure_new ("cudareduce",
-      "timestamp", G_TYPE_UINT64, ts,
-      "stream-time", G_TYPE_UINT64,
+  GstStructure *s = gst_structure_new ("cudareduce", "timestamp", G_TYPE_UINT64,
+      ts, "stream-time", G_TYPE_UINT64,
       gst_segment_to_stream_time (&trans->segment, GST_FORMAT_TIME, ts),
       "running-time", G_TYPE_UINT64,
       gst_segment_to_running_time (&trans->segment, GST_FORMAT_TIME, ts),
-      "duration", G_TYPE_UINT64, buffer_duration (self, buf, count),
-      "monoid", G_TYPE_STRING, self->active_monoid->name,
-      "count", G_TYPE_UINT64, count, NULL);
+      "duration", G_TYPE_UINT64, buffer_duration (self, buf, count), "monoid",
+      G_TYPE_STRING, self->active_monoid->name, "count", G_TYPE_UINT64, count,
+      NULL);
 
   for (guint f = 0; f < out->n_fields; f++) {
     GValue value = G_VALUE_INIT;
-    cr_type_to_gvalue (out->types[f], self->result_bytes + out->offsets[f],
-        &value);
+    cr_type_to_gvalue (
+        out->types[f], self->result_bytes + out->offsets[f], &value);
     gst_structure_take_value (s, out->names[f], &value);
   }
-  gst_element_post_message (GST_ELEMENT (self),
-      gst_message_new_element (GST_OBJECT (self), s));
+  gst_element_post_message (
+      GST_ELEMENT (self), gst_message_new_element (GST_OBJECT (self), s));
 }
 
 /* Reduces @buf into self->result_bytes; posts the error on failure. */
 static gboolean
-reduce_buffer (GstCudaReduce * self, GstBuffer * buf, guint64 * count)
+reduce_buffer (GstCudaReduce *self, GstBuffer *buf, guint64 *count)
 {
   g_autoptr (GError) error = NULL;
   CrHostRegion region = { 0 };
@@ -620,8 +627,9 @@ reduce_buffer (GstCudaReduce * self, GstBuffer * buf, guint64 * count)
      * copied to the GPU. */
     if (!gst_video_frame_map (&frame, &self->format.video, buf, GST_MAP_READ)) {
       GST_ELEMENT_ERROR (self, STREAM, FORMAT, ("Cannot map a video frame"),
-          ("the buffer of %" G_GSIZE_FORMAT " bytes is too small for %"
-              GST_PTR_FORMAT, gst_buffer_get_size (buf), buf));
+          ("the buffer of %" G_GSIZE_FORMAT
+           " bytes is too small for %" GST_PTR_FORMAT,
+              gst_buffer_get_size (buf), buf));
       return FALSE;
     }
     region.data = GST_VIDEO_FRAME_PLANE_DATA (&frame, 0);
@@ -634,8 +642,8 @@ reduce_buffer (GstCudaReduce * self, GstBuffer * buf, guint64 * count)
     gst_video_frame_unmap (&frame);
   } else {
     if (!gst_buffer_map (buf, &map, GST_MAP_READ)) {
-      GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Cannot map the input buffer"),
-          (NULL));
+      GST_ELEMENT_ERROR (
+          self, STREAM, FAILED, ("Cannot map the input buffer"), (NULL));
       return FALSE;
     }
     region.data = map.data;
@@ -652,7 +660,7 @@ reduce_buffer (GstCudaReduce * self, GstBuffer * buf, guint64 * count)
 }
 
 static gboolean
-should_post (GstCudaReduce * self)
+should_post (GstCudaReduce *self)
 {
   GST_OBJECT_LOCK (self);
   gboolean post = self->post_messages;
@@ -661,7 +669,7 @@ should_post (GstCudaReduce * self)
 }
 
 static GstFlowReturn
-gst_cuda_reduce_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
+gst_cuda_reduce_transform_ip (GstBaseTransform *trans, GstBuffer *buf)
 {
   GstCudaReduce *self = GST_CUDA_REDUCE (trans);
   guint64 count = 0;
@@ -674,14 +682,14 @@ gst_cuda_reduce_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
 }
 
 static GstFlowReturn
-gst_cuda_reduce_prepare_output_buffer (GstBaseTransform * trans,
-    GstBuffer * inbuf, GstBuffer ** outbuf)
+gst_cuda_reduce_prepare_output_buffer (
+    GstBaseTransform *trans, GstBuffer *inbuf, GstBuffer **outbuf)
 {
   GstCudaReduce *self = GST_CUDA_REDUCE (trans);
 
   if (gst_base_transform_is_passthrough (trans))
-    return GST_BASE_TRANSFORM_CLASS (parent_class)->prepare_output_buffer
-        (trans, inbuf, outbuf);
+    return GST_BASE_TRANSFORM_CLASS (parent_class)
+        ->prepare_output_buffer (trans, inbuf, outbuf);
   if (self->active == NULL) {
     GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, (NULL),
         ("no caps were set before the first buffer"));
@@ -691,16 +699,16 @@ gst_cuda_reduce_prepare_output_buffer (GstBaseTransform * trans,
   const CrLayout *out = &self->active->program->out;
   *outbuf = gst_buffer_new ();
   for (guint f = 0; f < out->n_fields; f++)
-    gst_buffer_append_memory (*outbuf, gst_allocator_alloc (NULL,
-            cr_type_size (out->types[f]), NULL));
+    gst_buffer_append_memory (*outbuf,
+        gst_allocator_alloc (NULL, cr_type_size (out->types[f]), NULL));
   gst_buffer_copy_into (*outbuf, inbuf,
       GST_BUFFER_COPY_FLAGS | GST_BUFFER_COPY_TIMESTAMPS, 0, -1);
   return GST_FLOW_OK;
 }
 
 static GstFlowReturn
-gst_cuda_reduce_transform (GstBaseTransform * trans, GstBuffer * inbuf,
-    GstBuffer * outbuf)
+gst_cuda_reduce_transform (
+    GstBaseTransform *trans, GstBuffer *inbuf, GstBuffer *outbuf)
 {
   GstCudaReduce *self = GST_CUDA_REDUCE (trans);
   guint64 count = 0;
@@ -719,8 +727,8 @@ gst_cuda_reduce_transform (GstBaseTransform * trans, GstBuffer * inbuf,
   gsize offset = 0;
   for (guint f = 0; f < out->n_fields; f++) {
     gsize size = cr_type_size (out->types[f]);
-    gst_buffer_fill (outbuf, offset, self->result_bytes + out->offsets[f],
-        size);
+    gst_buffer_fill (
+        outbuf, offset, self->result_bytes + out->offsets[f], size);
     offset += size;
   }
   if (should_post (self))
@@ -731,7 +739,7 @@ gst_cuda_reduce_transform (GstBaseTransform * trans, GstBuffer * inbuf,
 /* Type */
 
 static void
-gst_cuda_reduce_finalize (GObject * object)
+gst_cuda_reduce_finalize (GObject *object)
 {
   GstCudaReduce *self = GST_CUDA_REDUCE (object);
 
@@ -744,7 +752,7 @@ gst_cuda_reduce_finalize (GObject * object)
 }
 
 static void
-gst_cuda_reduce_init (GstCudaReduce * self)
+gst_cuda_reduce_init (GstCudaReduce *self)
 {
   self->monoid_name = g_strdup (DEFAULT_MONOID);
   self->threshold = DEFAULT_THRESHOLD;
@@ -754,21 +762,21 @@ gst_cuda_reduce_init (GstCudaReduce * self)
   gst_base_transform_set_passthrough (GST_BASE_TRANSFORM (self), TRUE);
 }
 
-#define MONOID_FLAGS (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS \
-    | GST_PARAM_MUTABLE_PLAYING)
-#define SETUP_FLAGS (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS \
-    | GST_PARAM_MUTABLE_READY)
+#define MONOID_FLAGS \
+  (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING)
+#define SETUP_FLAGS \
+  (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY)
 
 static void
-install_inline_property (GObjectClass * klass, guint id, const gchar * name,
-    const gchar * blurb)
+install_inline_property (
+    GObjectClass *klass, guint id, const gchar *name, const gchar *blurb)
 {
-  g_object_class_install_property (klass, id, g_param_spec_string (name, name,
-          blurb, NULL, MONOID_FLAGS));
+  g_object_class_install_property (
+      klass, id, g_param_spec_string (name, name, blurb, NULL, MONOID_FLAGS));
 }
 
 static void
-gst_cuda_reduce_class_init (GstCudaReduceClass * klass)
+gst_cuda_reduce_class_init (GstCudaReduceClass *klass)
 {
   GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
   GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
@@ -798,8 +806,8 @@ gst_cuda_reduce_class_init (GstCudaReduceClass * klass)
   install_inline_property (gobject_class, PROP_IDENTITY, "identity",
       "Inline monoid: body of Acc identity(), the value combine leaves "
       "unchanged. Required with load");
-  install_inline_property (gobject_class, PROP_CONTEXT_FIELDS,
-      "context-fields", "Inline monoid: context fields (name:type;...) that "
+  install_inline_property (gobject_class, PROP_CONTEXT_FIELDS, "context-fields",
+      "Inline monoid: context fields (name:type;...) that "
       "bodies read as ctx.name, filled from the threshold and context "
       "properties");
   install_inline_property (gobject_class, PROP_OUTPUT_FIELDS, "output-fields",
@@ -812,13 +820,14 @@ gst_cuda_reduce_class_init (GstCudaReduceClass * klass)
       g_param_spec_double ("threshold", "Threshold",
           "Value of the context field 'threshold' when the monoid declares "
           "one (as count_gt does). Takes effect from the next buffer, without "
-          "recompiling", -G_MAXDOUBLE, G_MAXDOUBLE, DEFAULT_THRESHOLD,
-          MONOID_FLAGS));
+          "recompiling",
+          -G_MAXDOUBLE, G_MAXDOUBLE, DEFAULT_THRESHOLD, MONOID_FLAGS));
   g_object_class_install_property (gobject_class, PROP_CONTEXT,
       g_param_spec_boxed ("context", "Context",
           "Values of the monoid's context fields by name, e.g. "
           "\"ctx, lo=(double)-1, hi=(double)1\". Takes effect from the next "
-          "buffer, without recompiling", GST_TYPE_STRUCTURE, MONOID_FLAGS));
+          "buffer, without recompiling",
+          GST_TYPE_STRUCTURE, MONOID_FLAGS));
   g_object_class_install_property (gobject_class, PROP_CUDA_DEVICE_ID,
       g_param_spec_int ("cuda-device-id", "CUDA device id",
           "The GPU to reduce on, by CUDA ordinal; -1 for the first", -1,
@@ -832,7 +841,8 @@ gst_cuda_reduce_class_init (GstCudaReduceClass * klass)
   g_object_class_install_property (gobject_class, PROP_POST_MESSAGES,
       g_param_spec_boolean ("post-messages", "Post messages",
           "Post an element message named 'cudareduce' with each result, in "
-          "either output mode", DEFAULT_POST_MESSAGES, MONOID_FLAGS));
+          "either output mode",
+          DEFAULT_POST_MESSAGES, MONOID_FLAGS));
 
   gst_element_class_set_static_metadata (element_class, "CUDA reduce",
       "Filter/Analyzer",
