@@ -20,7 +20,7 @@ typedef struct {
 } CacheHeader;
 
 void
-cr_compiled_free (CrCompiled * compiled)
+cr_compiled_free (CrCompiled *compiled)
 {
   if (compiled == NULL)
     return;
@@ -40,7 +40,7 @@ cr_cache_dir (void)
 }
 
 gchar *
-cr_nvrtc_version (GError ** error)
+cr_nvrtc_version (GError **error)
 {
   const CrNvrtc *rtc = cr_cuda_nvrtc (error);
   int major = 0, minor = 0;
@@ -53,12 +53,12 @@ cr_nvrtc_version (GError ** error)
 /* The newest architecture NVRTC can target that is not newer than @arch,
  * and whether it is @arch itself (then a CUBIN can be made). */
 static gint
-choose_target (const CrNvrtc * rtc, gint arch, GError ** error)
+choose_target (const CrNvrtc *rtc, gint arch, GError **error)
 {
   int n = 0;
   if (rtc->GetNumSupportedArchs == NULL || rtc->GetSupportedArchs == NULL
       || rtc->GetNumSupportedArchs (&n) != 0 || n <= 0)
-    return arch;                /* an old NVRTC: ask for arch and see */
+    return arch; /* an old NVRTC: ask for arch and see */
   g_autofree int *archs = g_new0 (int, n);
   rtc->GetSupportedArchs (archs);
   gint best = -1;
@@ -75,16 +75,16 @@ choose_target (const CrNvrtc * rtc, gint arch, GError ** error)
 }
 
 static gchar *
-cache_key (const gchar * source, const gchar * const *options, gint n_options,
-    const gchar * nvrtc_version)
+cache_key (const gchar *source, const gchar *const *options, gint n_options,
+    const gchar *nvrtc_version)
 {
   g_autoptr (GChecksum) sum = g_checksum_new (G_CHECKSUM_SHA256);
-  g_checksum_update (sum, (const guchar *) source, strlen (source) + 1);
+  g_checksum_update (sum, (const guchar *)source, strlen (source) + 1);
   for (gint k = 0; k < n_options; k++)
-    g_checksum_update (sum, (const guchar *) options[k],
-        strlen (options[k]) + 1);
-  g_checksum_update (sum, (const guchar *) nvrtc_version,
-      strlen (nvrtc_version) + 1);
+    g_checksum_update (
+        sum, (const guchar *)options[k], strlen (options[k]) + 1);
+  g_checksum_update (
+      sum, (const guchar *)nvrtc_version, strlen (nvrtc_version) + 1);
   return g_strdup (g_checksum_get_string (sum));
 }
 
@@ -99,7 +99,7 @@ payload_digest (gconstpointer data, gsize length, guint8 digest[32])
 
 /* NULL unless the entry is whole and its payload matches its checksum. */
 static GBytes *
-cache_read (const gchar * path, gboolean * is_ptx)
+cache_read (const gchar *path, gboolean *is_ptx)
 {
   g_autofree gchar *contents = NULL;
   gsize length = 0;
@@ -124,10 +124,10 @@ cache_read (const gchar * path, gboolean * is_ptx)
 /* Written to a temporary file and renamed over the entry, so a reader in
  * another process sees the old entry, the new one or none, never a part. */
 static void
-cache_write (const gchar * dir, const gchar * path, GBytes * image,
-    gboolean is_ptx)
+cache_write (
+    const gchar *dir, const gchar *path, GBytes *image, gboolean is_ptx)
 {
-  CacheHeader header = { CACHE_MAGIC, CACHE_FORMAT, is_ptx, 0, {0} };
+  CacheHeader header = { CACHE_MAGIC, CACHE_FORMAT, is_ptx, 0, { 0 } };
   gsize length = 0;
   const guint8 *data = g_bytes_get_data (image, &length);
   g_autoptr (GError) error = NULL;
@@ -138,15 +138,14 @@ cache_write (const gchar * dir, const gchar * path, GBytes * image,
   memcpy (entry, &header, sizeof header);
   memcpy (entry + sizeof header, data, length);
   if (g_mkdir_with_parents (dir, 0700) != 0
-      || !g_file_set_contents_full (path, (const gchar *) entry,
-          sizeof header + length, G_FILE_SET_CONTENTS_CONSISTENT, 0600,
-          &error))
+      || !g_file_set_contents_full (path, (const gchar *)entry,
+          sizeof header + length, G_FILE_SET_CONTENTS_CONSISTENT, 0600, &error))
     g_debug ("cudareduce: cannot write kernel cache entry %s: %s", path,
         error ? error->message : g_strerror (errno));
 }
 
 static gchar *
-program_log (const CrNvrtc * rtc, nvrtcProgram prog)
+program_log (const CrNvrtc *rtc, nvrtcProgram prog)
 {
   size_t size = 0;
   if (rtc->GetProgramLogSize (prog, &size) != 0 || size <= 1)
@@ -159,7 +158,7 @@ program_log (const CrNvrtc * rtc, nvrtcProgram prog)
 
 /* The first line of the log that reports an error, for the short message. */
 static gchar *
-first_error (const gchar * log)
+first_error (const gchar *log)
 {
   g_auto (GStrv) lines = g_strsplit (log ? log : "", "\n", -1);
   for (guint k = 0; lines[k]; k++)
@@ -169,8 +168,9 @@ first_error (const gchar * log)
 }
 
 static GBytes *
-nvrtc_build (const CrNvrtc * rtc, const gchar * source, const gchar * const
-    *options, gint n_options, gboolean want_ptx, gchar ** log, GError ** error)
+nvrtc_build (const CrNvrtc *rtc, const gchar *source,
+    const gchar *const *options, gint n_options, gboolean want_ptx, gchar **log,
+    GError **error)
 {
   nvrtcProgram prog = NULL;
   int res = rtc->CreateProgram (&prog, source, "cudareduce.cu", 0, NULL, NULL);
@@ -205,8 +205,8 @@ nvrtc_build (const CrNvrtc * rtc, const gchar * source, const gchar * const
 }
 
 CrCompiled *
-cr_compile (const gchar * source, gint arch, CrCompileFlags flags,
-    gchar ** log_out, GError ** error)
+cr_compile (const gchar *source, gint arch, CrCompileFlags flags,
+    gchar **log_out, GError **error)
 {
   const CrNvrtc *rtc = cr_cuda_nvrtc (error);
   if (rtc == NULL)
@@ -220,8 +220,8 @@ cr_compile (const gchar * source, gint arch, CrCompileFlags flags,
   gboolean want_ptx = target != arch || rtc->GetCUBIN == NULL;
   c->is_ptx = want_ptx;
   c->target = g_strdup_printf (want_ptx ? "compute_%d" : "sm_%d", target);
-  g_autofree gchar *arch_option = g_strdup_printf ("--gpu-architecture=%s",
-      c->target);
+  g_autofree gchar *arch_option =
+      g_strdup_printf ("--gpu-architecture=%s", c->target);
   const gchar *options[] = { arch_option, "--std=c++17" };
   gint n_options = G_N_ELEMENTS (options);
 
@@ -243,8 +243,8 @@ cr_compile (const gchar * source, gint arch, CrCompileFlags flags,
   }
 
   g_autofree gchar *log = NULL;
-  c->image = nvrtc_build (rtc, source, options, n_options, want_ptx, &log,
-      error);
+  c->image =
+      nvrtc_build (rtc, source, options, n_options, want_ptx, &log, error);
   if (c->image == NULL) {
     if (log_out)
       *log_out = g_steal_pointer (&log);

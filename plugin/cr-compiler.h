@@ -14,32 +14,32 @@
 G_BEGIN_DECLS
 
 typedef struct {
-  GBytes *image;                /* CUBIN, or NUL-terminated PTX */
+  GBytes *image; /* CUBIN, or NUL-terminated PTX */
   gboolean is_ptx;
-  gchar *target;                /* "sm_90" or "compute_90" */
+  gchar *target; /* "sm_90" or "compute_90" */
   gboolean from_cache;
-  gchar *log;                   /* NVRTC's warnings, or NULL */
-  gdouble seconds;              /* spent in NVRTC or reading the cache */
+  gchar *log; /* NVRTC's warnings, or NULL */
+  gdouble seconds; /* spent in NVRTC or reading the cache */
 } CrCompiled;
 
-void cr_compiled_free (CrCompiled * compiled);
+void cr_compiled_free (CrCompiled *compiled);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (CrCompiled, cr_compiled_free)
 
 typedef enum {
   CR_COMPILE_DEFAULT = 0,
-  CR_COMPILE_NO_CACHE = 1 << 0,       /* neither read nor write the disk cache */
-  CR_COMPILE_REFRESH = 1 << 1,        /* ignore a cached entry, overwrite it */
+  CR_COMPILE_NO_CACHE = 1 << 0, /* neither read nor write the disk cache */
+  CR_COMPILE_REFRESH = 1 << 1, /* ignore a cached entry, overwrite it */
 } CrCompileFlags;
 
 /* @arch is the compute capability as major * 10 + minor (90 for sm_90).
  * On a compile error, *@log (when not NULL) receives NVRTC's log. */
-CrCompiled *cr_compile (const gchar * source, gint arch, CrCompileFlags flags,
-    gchar ** log, GError ** error);
+CrCompiled *cr_compile (const gchar *source, gint arch, CrCompileFlags flags,
+    gchar **log, GError **error);
 
 /* GST_CUDAREDUCE_CACHE_DIR, or gstcudareduce/ in the user cache directory. */
 gchar *cr_cache_dir (void);
 
 /* "13.0" */
-gchar *cr_nvrtc_version (GError ** error);
+gchar *cr_nvrtc_version (GError **error);
 
 G_END_DECLS

@@ -68,19 +68,19 @@ typedef struct {
   CUresult (*MemFree) (CUdeviceptr ptr);
   CUresult (*MemAllocHost) (void **ptr, size_t size);
   CUresult (*MemFreeHost) (void *ptr);
-  CUresult (*MemcpyHtoDAsync) (CUdeviceptr dst, const void *src, size_t size,
-      CUstream stream);
-  CUresult (*MemcpyDtoHAsync) (void *dst, CUdeviceptr src, size_t size,
-      CUstream stream);
+  CUresult (*MemcpyHtoDAsync) (
+      CUdeviceptr dst, const void *src, size_t size, CUstream stream);
+  CUresult (*MemcpyDtoHAsync) (
+      void *dst, CUdeviceptr src, size_t size, CUstream stream);
   CUresult (*Memcpy2DAsync) (const CrMemcpy2D *copy, CUstream stream);
-  CUresult (*MemsetD8Async) (CUdeviceptr dst, unsigned char value, size_t n,
-      CUstream stream);
+  CUresult (*MemsetD8Async) (
+      CUdeviceptr dst, unsigned char value, size_t n, CUstream stream);
   CUresult (*ModuleLoadData) (CUmodule *module, const void *image);
   CUresult (*ModuleUnload) (CUmodule module);
-  CUresult (*ModuleGetFunction) (CUfunction *fn, CUmodule module,
-      const char *name);
-  CUresult (*OccupancyMaxActiveBlocksPerMultiprocessor) (int *blocks,
-      CUfunction fn, int block_size, size_t dynamic_smem);
+  CUresult (*ModuleGetFunction) (
+      CUfunction *fn, CUmodule module, const char *name);
+  CUresult (*OccupancyMaxActiveBlocksPerMultiprocessor) (
+      int *blocks, CUfunction fn, int block_size, size_t dynamic_smem);
   CUresult (*LaunchKernel) (CUfunction fn, unsigned int gx, unsigned int gy,
       unsigned int gz, unsigned int bx, unsigned int by, unsigned int bz,
       unsigned int smem, CUstream stream, void **params, void **extra);
@@ -98,8 +98,8 @@ typedef struct {
       const char *name, int n_headers, const char *const *headers,
       const char *const *include_names);
   nvrtcResult (*DestroyProgram) (nvrtcProgram *prog);
-  nvrtcResult (*CompileProgram) (nvrtcProgram prog, int n_options,
-      const char *const *options);
+  nvrtcResult (*CompileProgram) (
+      nvrtcProgram prog, int n_options, const char *const *options);
   nvrtcResult (*GetProgramLogSize) (nvrtcProgram prog, size_t *size);
   nvrtcResult (*GetProgramLog) (nvrtcProgram prog, char *log);
   nvrtcResult (*GetPTXSize) (nvrtcProgram prog, size_t *size);

@@ -11,25 +11,22 @@
 
 /* Words a field name may not be: C++ keywords NVRTC would reject with a
  * confusing message, and the names the kernel template itself uses. */
-static const gchar *const reserved_names[] = {
-  "alignas", "alignof", "asm", "auto", "bool", "break", "case", "catch",
-  "char", "class", "const", "constexpr", "continue", "decltype", "default",
-  "delete", "do", "double", "else", "enum", "explicit", "extern", "false",
-  "float", "for", "friend", "goto", "if", "inline", "int", "long", "mutable",
-  "namespace", "new", "noexcept", "nullptr", "operator", "private",
-  "protected", "public", "register", "return", "short", "signed", "sizeof",
-  "static", "struct", "switch", "template", "this", "throw", "true", "try",
-  "typedef", "typeid", "typename", "union", "unsigned", "using", "virtual",
-  "void", "volatile", "while", NULL
-};
+static const gchar *const reserved_names[] = { "alignas", "alignof", "asm",
+  "auto", "bool", "break", "case", "catch", "char", "class", "const",
+  "constexpr", "continue", "decltype", "default", "delete", "do", "double",
+  "else", "enum", "explicit", "extern", "false", "float", "for", "friend",
+  "goto", "if", "inline", "int", "long", "mutable", "namespace", "new",
+  "noexcept", "nullptr", "operator", "private", "protected", "public",
+  "register", "return", "short", "signed", "sizeof", "static", "struct",
+  "switch", "template", "this", "throw", "true", "try", "typedef", "typeid",
+  "typename", "union", "unsigned", "using", "virtual", "void", "volatile",
+  "while", NULL };
 
-static const gchar *const known_keys[] = {
-  "Name", "Description", "Accumulator", "Context", "Output", "Load",
-  "Combine", "Identity", "Finalize", NULL
-};
+static const gchar *const known_keys[] = { "Name", "Description", "Accumulator",
+  "Context", "Output", "Load", "Combine", "Identity", "Finalize", NULL };
 
 static gboolean
-is_identifier (const gchar * s)
+is_identifier (const gchar *s)
 {
   if (!(g_ascii_isalpha (*s) || *s == '_'))
     return FALSE;
@@ -42,7 +39,7 @@ is_identifier (const gchar * s)
 static void
 field_clear (gpointer data)
 {
-  g_free (((CrField *) data)->name);
+  g_free (((CrField *)data)->name);
 }
 
 static GArray *
@@ -54,8 +51,8 @@ fields_new (void)
 }
 
 GArray *
-cr_fields_parse (const gchar * list, const gchar * key, gboolean allow_empty,
-    GError ** error)
+cr_fields_parse (
+    const gchar *list, const gchar *key, gboolean allow_empty, GError **error)
 {
   g_autoptr (GArray) fields = fields_new ();
   g_auto (GStrv) items = g_strsplit (list ? list : "", ";", -1);
@@ -63,22 +60,24 @@ cr_fields_parse (const gchar * list, const gchar * key, gboolean allow_empty,
   for (guint k = 0; items[k]; k++) {
     g_strstrip (items[k]);
     if (items[k][0] == '\0')
-      continue;                 /* "a:int32;" and "a:int32; ;b:int32" */
+      continue; /* "a:int32;" and "a:int32; ;b:int32" */
     const gchar *colon = strchr (items[k], ':');
     if (colon == NULL) {
       g_set_error (error, CR_ERROR, CR_ERROR_FIELDS,
-          "%s: field \"%s\" has no type; write name:type, e.g. sum:wide",
-          key, items[k]);
+          "%s: field \"%s\" has no type; write name:type, e.g. sum:wide", key,
+          items[k]);
       return NULL;
     }
-    g_autofree gchar *name = g_strstrip (g_strndup (items[k], colon - items[k]));
+    g_autofree gchar *name =
+        g_strstrip (g_strndup (items[k], colon - items[k]));
     g_autofree gchar *type = g_strstrip (g_strdup (colon + 1));
     if (!is_identifier (name) || g_strv_contains (reserved_names, name)
         || g_str_has_prefix (name, "cr_") || g_str_has_prefix (name, "__")) {
       g_set_error (error, CR_ERROR, CR_ERROR_FIELDS,
           "%s: \"%s\" is not a usable field name; use letters, digits and "
           "underscores, not starting with a digit, \"cr_\" or \"__\", and not "
-          "a C++ keyword", key, name);
+          "a C++ keyword",
+          key, name);
       return NULL;
     }
     for (guint f = 0; f < fields->len; f++) {
@@ -97,7 +96,8 @@ cr_fields_parse (const gchar * list, const gchar * key, gboolean allow_empty,
       g_set_error (error, CR_ERROR, CR_ERROR_FIELDS,
           "%s: field \"%s\" has unknown type \"%s\"; use in, wide, int8, "
           "uint8, int16, uint16, int32, uint32, int64, uint64, float32 or "
-          "float64", key, name, type);
+          "float64",
+          key, name, type);
       return NULL;
     }
     field.name = g_steal_pointer (&name);
@@ -112,7 +112,7 @@ cr_fields_parse (const gchar * list, const gchar * key, gboolean allow_empty,
 }
 
 CrType
-cr_field_resolve (const CrField * field, CrType in)
+cr_field_resolve (const CrField *field, CrType in)
 {
   switch (field->kind) {
     case CR_FIELD_IN:
@@ -141,19 +141,19 @@ monoid_clear (gpointer data)
 }
 
 CrMonoid *
-cr_monoid_ref (CrMonoid * monoid)
+cr_monoid_ref (CrMonoid *monoid)
 {
   return g_atomic_rc_box_acquire (monoid);
 }
 
 void
-cr_monoid_unref (CrMonoid * monoid)
+cr_monoid_unref (CrMonoid *monoid)
 {
   g_atomic_rc_box_release_full (monoid, monoid_clear);
 }
 
 static gboolean
-is_blank (const gchar * s)
+is_blank (const gchar *s)
 {
   if (s == NULL)
     return TRUE;
@@ -164,19 +164,20 @@ is_blank (const gchar * s)
 }
 
 static gboolean
-require_body (const gchar * body, const gchar * key, const gchar * origin,
-    GError ** error)
+require_body (
+    const gchar *body, const gchar *key, const gchar *origin, GError **error)
 {
   if (!is_blank (body))
     return TRUE;
   g_set_error (error, CR_ERROR, CR_ERROR_MONOID_INVALID,
       "%s: the key %s is missing or empty; it must hold the body of a "
-      "function that returns an Acc", origin, key);
+      "function that returns an Acc",
+      origin, key);
   return FALSE;
 }
 
 CrMonoid *
-cr_monoid_new (const CrMonoidText * text, const gchar * origin, GError ** error)
+cr_monoid_new (const CrMonoidText *text, const gchar *origin, GError **error)
 {
   g_autoptr (CrMonoid) m = g_atomic_rc_box_new0 (CrMonoid);
   g_autoptr (GError) field_error = NULL;
@@ -188,7 +189,8 @@ cr_monoid_new (const CrMonoidText * text, const gchar * origin, GError ** error)
   if (is_blank (text->accumulator)) {
     g_set_error (error, CR_ERROR, CR_ERROR_MONOID_INVALID,
         "%s: the key Accumulator is missing or empty; declare the "
-        "accumulator's fields as name:type;name:type", origin);
+        "accumulator's fields as name:type;name:type",
+        origin);
     return NULL;
   }
   if (!require_body (text->load, "Load", origin, error)
@@ -197,14 +199,14 @@ cr_monoid_new (const CrMonoidText * text, const gchar * origin, GError ** error)
     return NULL;
   if (is_blank (text->output) != is_blank (text->finalize)) {
     g_set_error (error, CR_ERROR, CR_ERROR_MONOID_INVALID,
-        "%s: Output and Finalize go together; %s is set but %s is not",
-        origin, is_blank (text->output) ? "Finalize" : "Output",
+        "%s: Output and Finalize go together; %s is set but %s is not", origin,
+        is_blank (text->output) ? "Finalize" : "Output",
         is_blank (text->output) ? "Output" : "Finalize");
     return NULL;
   }
 
-  m->accumulator = cr_fields_parse (text->accumulator, "Accumulator", FALSE,
-      &field_error);
+  m->accumulator =
+      cr_fields_parse (text->accumulator, "Accumulator", FALSE, &field_error);
   if (m->accumulator)
     m->context = cr_fields_parse (text->context, "Context", TRUE, &field_error);
   if (m->context)
@@ -216,18 +218,17 @@ cr_monoid_new (const CrMonoidText * text, const gchar * origin, GError ** error)
   }
 
   /* Results become fields of the bus message beside these. */
-  static const gchar *const message_fields[] = {
-    "timestamp", "duration", "monoid", "count", NULL
-  };
-  GArray *results = text->finalize && !is_blank (text->finalize) ? m->output
-      : m->accumulator;
+  static const gchar *const message_fields[] = { "timestamp", "duration",
+    "monoid", "count", NULL };
+  GArray *results =
+      text->finalize && !is_blank (text->finalize) ? m->output : m->accumulator;
   for (guint f = 0; f < results->len; f++) {
     const gchar *name = g_array_index (results, CrField, f).name;
     if (g_strv_contains (message_fields, name)) {
       g_set_error (error, CR_ERROR, CR_ERROR_FIELDS,
           "%s: %s: the field name \"%s\" is taken by the bus message's own "
-          "field of that name; rename it", origin,
-          results == m->output ? "Output" : "Accumulator", name);
+          "field of that name; rename it",
+          origin, results == m->output ? "Output" : "Accumulator", name);
       return NULL;
     }
   }
@@ -240,13 +241,14 @@ cr_monoid_new (const CrMonoidText * text, const gchar * origin, GError ** error)
 }
 
 CrMonoid *
-cr_monoid_new_from_data (const gchar * data, gsize length,
-    const gchar * origin, GError ** error)
+cr_monoid_new_from_data (
+    const gchar *data, gsize length, const gchar *origin, GError **error)
 {
   g_autoptr (GKeyFile) kf = g_key_file_new ();
   g_autoptr (GError) kf_error = NULL;
 
-  if (!g_key_file_load_from_data (kf, data, length, G_KEY_FILE_NONE, &kf_error)) {
+  if (!g_key_file_load_from_data (
+          kf, data, length, G_KEY_FILE_NONE, &kf_error)) {
     g_set_error (error, CR_ERROR, CR_ERROR_MONOID_FILE,
         "%s is not a valid monoid file: %s", origin, kf_error->message);
     return NULL;
@@ -261,8 +263,8 @@ cr_monoid_new_from_data (const gchar * data, gsize length,
     if (!g_strv_contains (known_keys, keys[k]) && !strchr (keys[k], '[')) {
       g_set_error (error, CR_ERROR, CR_ERROR_MONOID_INVALID,
           "%s: unknown key %s; the keys are Name, Description, Accumulator, "
-          "Context, Output, Load, Combine, Identity and Finalize", origin,
-          keys[k]);
+          "Context, Output, Load, Combine, Identity and Finalize",
+          origin, keys[k]);
       return NULL;
     }
   }
@@ -270,10 +272,10 @@ cr_monoid_new_from_data (const gchar * data, gsize length,
   /* Bodies are raw strings: get_value keeps backslashes as written, so
    * C escapes such as '\n' reach the compiler untouched. */
 #define GET(key) g_key_file_get_value (kf, MONOID_GROUP, key, NULL)
-  g_autofree gchar *name = g_key_file_get_string (kf, MONOID_GROUP, "Name",
-      NULL);
-  g_autofree gchar *description = g_key_file_get_locale_string (kf,
-      MONOID_GROUP, "Description", NULL, NULL);
+  g_autofree gchar *name =
+      g_key_file_get_string (kf, MONOID_GROUP, "Name", NULL);
+  g_autofree gchar *description = g_key_file_get_locale_string (
+      kf, MONOID_GROUP, "Description", NULL, NULL);
   g_autofree gchar *accumulator = GET ("Accumulator");
   g_autofree gchar *context = GET ("Context");
   g_autofree gchar *output = GET ("Output");
@@ -289,44 +291,42 @@ cr_monoid_new_from_data (const gchar * data, gsize length,
       base[strlen (base) - strlen (".monoid")] = '\0';
     name = g_steal_pointer (&base);
   }
-  CrMonoidText text = {
-    name, description, accumulator, context, output, load, combine, identity,
-    finalize
-  };
+  CrMonoidText text = { name, description, accumulator, context, output, load,
+    combine, identity, finalize };
   return cr_monoid_new (&text, origin, error);
 }
 
 static gint
 compare_names (gconstpointer a, gconstpointer b)
 {
-  return strcmp (*(const gchar * const *) a, *(const gchar * const *) b);
+  return strcmp (*(const gchar *const *)a, *(const gchar *const *)b);
 }
 
 gchar **
 cr_monoid_builtin_names (void)
 {
-  g_auto (GStrv) files = g_resources_enumerate_children (BUILTIN_PREFIX,
-      G_RESOURCE_LOOKUP_FLAGS_NONE, NULL);
+  g_auto (GStrv) files = g_resources_enumerate_children (
+      BUILTIN_PREFIX, G_RESOURCE_LOOKUP_FLAGS_NONE, NULL);
   g_autoptr (GPtrArray) names = g_ptr_array_new ();
 
   for (guint k = 0; files && files[k]; k++)
     if (g_str_has_suffix (files[k], ".monoid"))
-      g_ptr_array_add (names, g_strndup (files[k],
-              strlen (files[k]) - strlen (".monoid")));
+      g_ptr_array_add (
+          names, g_strndup (files[k], strlen (files[k]) - strlen (".monoid")));
   g_ptr_array_sort (names, compare_names);
   g_ptr_array_add (names, NULL);
-  return (gchar **) g_ptr_array_free (g_steal_pointer (&names), FALSE);
+  return (gchar **)g_ptr_array_free (g_steal_pointer (&names), FALSE);
 }
 
 static gboolean
-names_a_file (const gchar * name_or_path)
+names_a_file (const gchar *name_or_path)
 {
   return strchr (name_or_path, '/') != NULL
       || g_str_has_suffix (name_or_path, ".monoid");
 }
 
 CrMonoid *
-cr_monoid_load (const gchar * name_or_path, GError ** error)
+cr_monoid_load (const gchar *name_or_path, GError **error)
 {
   if (name_or_path == NULL || *name_or_path == '\0') {
     g_set_error_literal (error, CR_ERROR, CR_ERROR_UNKNOWN_MONOID,
@@ -346,10 +346,10 @@ cr_monoid_load (const gchar * name_or_path, GError ** error)
     return cr_monoid_new_from_data (contents, length, name_or_path, error);
   }
 
-  g_autofree gchar *path = g_strconcat (BUILTIN_PREFIX, name_or_path,
-      ".monoid", NULL);
-  g_autoptr (GBytes) bytes = g_resources_lookup_data (path,
-      G_RESOURCE_LOOKUP_FLAGS_NONE, NULL);
+  g_autofree gchar *path =
+      g_strconcat (BUILTIN_PREFIX, name_or_path, ".monoid", NULL);
+  g_autoptr (GBytes) bytes =
+      g_resources_lookup_data (path, G_RESOURCE_LOOKUP_FLAGS_NONE, NULL);
   if (bytes == NULL) {
     g_auto (GStrv) names = cr_monoid_builtin_names ();
     g_autofree gchar *list = g_strjoinv (", ", names);
@@ -359,21 +359,21 @@ cr_monoid_load (const gchar * name_or_path, GError ** error)
         name_or_path, list);
     return NULL;
   }
-  g_autofree gchar *origin = g_strdup_printf ("built-in monoid %s",
-      name_or_path);
+  g_autofree gchar *origin =
+      g_strdup_printf ("built-in monoid %s", name_or_path);
   gsize length = 0;
   const gchar *data = g_bytes_get_data (bytes, &length);
   return cr_monoid_new_from_data (data, length, origin, error);
 }
 
 GArray *
-cr_monoid_result_fields (const CrMonoid * monoid)
+cr_monoid_result_fields (const CrMonoid *monoid)
 {
   return monoid->finalize ? monoid->output : monoid->accumulator;
 }
 
 void
-cr_layout_init (CrLayout * layout, GArray * fields, CrType in)
+cr_layout_init (CrLayout *layout, GArray *fields, CrType in)
 {
   layout->n_fields = fields->len;
   layout->names = g_new0 (const gchar *, fields->len + 1);
@@ -397,12 +397,12 @@ cr_layout_init (CrLayout * layout, GArray * fields, CrType in)
     layout->size = 4;
     layout->align = 4;
   }
-  layout->size = (layout->size + layout->align - 1) / layout->align
-      * layout->align;
+  layout->size =
+      (layout->size + layout->align - 1) / layout->align * layout->align;
 }
 
 void
-cr_layout_clear (CrLayout * layout)
+cr_layout_clear (CrLayout *layout)
 {
   g_clear_pointer (&layout->names, g_free);
   g_clear_pointer (&layout->types, g_free);
@@ -410,10 +410,10 @@ cr_layout_clear (CrLayout * layout)
 }
 
 gint
-cr_layout_find (const CrLayout * layout, const gchar * name)
+cr_layout_find (const CrLayout *layout, const gchar *name)
 {
   for (guint f = 0; f < layout->n_fields; f++)
     if (strcmp (layout->names[f], name) == 0)
-      return (gint) f;
+      return (gint)f;
   return -1;
 }

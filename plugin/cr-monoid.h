@@ -13,14 +13,14 @@ G_BEGIN_DECLS
 /* A field's declared type: one of the ten, or resolved per input type. */
 typedef enum {
   CR_FIELD_FIXED,
-  CR_FIELD_IN,                  /* "in": the input element type */
-  CR_FIELD_WIDE,                /* "wide": int64, uint64 or float64 */
+  CR_FIELD_IN, /* "in": the input element type */
+  CR_FIELD_WIDE, /* "wide": int64, uint64 or float64 */
 } CrFieldKind;
 
 typedef struct {
   gchar *name;
   CrFieldKind kind;
-  CrType type;                  /* for CR_FIELD_FIXED */
+  CrType type; /* for CR_FIELD_FIXED */
 } CrField;
 
 /* The texts a monoid is made of: the keys of a .monoid file, or the
@@ -40,55 +40,55 @@ typedef struct {
 typedef struct {
   gchar *name;
   gchar *description;
-  gchar *origin;                /* "built-in", a file path, or "properties" */
-  GArray *accumulator;          /* CrField */
-  GArray *context;              /* CrField; may be empty */
-  GArray *output;               /* CrField; empty when there is no Finalize */
+  gchar *origin; /* "built-in", a file path, or "properties" */
+  GArray *accumulator; /* CrField */
+  GArray *context; /* CrField; may be empty */
+  GArray *output; /* CrField; empty when there is no Finalize */
   gchar *load;
   gchar *combine;
   gchar *identity;
-  gchar *finalize;              /* NULL when absent */
+  gchar *finalize; /* NULL when absent */
 } CrMonoid;
 
 /* Validates @text; @origin names where it came from in error messages. */
-CrMonoid *cr_monoid_new (const CrMonoidText * text, const gchar * origin,
-    GError ** error);
+CrMonoid *cr_monoid_new (
+    const CrMonoidText *text, const gchar *origin, GError **error);
 /* Parses the contents of a .monoid file. */
-CrMonoid *cr_monoid_new_from_data (const gchar * data, gsize length,
-    const gchar * origin, GError ** error);
+CrMonoid *cr_monoid_new_from_data (
+    const gchar *data, gsize length, const gchar *origin, GError **error);
 /* A built-in name ("sum") or a path to a .monoid file ("./my.monoid").
  * A name without '/' and not ending in ".monoid" is a built-in. */
-CrMonoid *cr_monoid_load (const gchar * name_or_path, GError ** error);
+CrMonoid *cr_monoid_load (const gchar *name_or_path, GError **error);
 
-CrMonoid *cr_monoid_ref (CrMonoid * monoid);
-void cr_monoid_unref (CrMonoid * monoid);
+CrMonoid *cr_monoid_ref (CrMonoid *monoid);
+void cr_monoid_unref (CrMonoid *monoid);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (CrMonoid, cr_monoid_unref)
 
 /* The fields results have: Output when there is a Finalize, else Accumulator. */
-GArray *cr_monoid_result_fields (const CrMonoid * monoid);
+GArray *cr_monoid_result_fields (const CrMonoid *monoid);
 
 /* Names of the built-in monoids, sorted; free with g_strfreev. */
 gchar **cr_monoid_builtin_names (void);
 
 /* Parses "name:type;name:type" for key @key; exposed for tests. */
-GArray *cr_fields_parse (const gchar * list, const gchar * key,
-    gboolean allow_empty, GError ** error);
+GArray *cr_fields_parse (
+    const gchar *list, const gchar *key, gboolean allow_empty, GError **error);
 /* The concrete type of @field for input type @in. */
-CrType cr_field_resolve (const CrField * field, CrType in);
+CrType cr_field_resolve (const CrField *field, CrType in);
 
 /* A struct of fields as both host and device lay it out: each field at the
  * next multiple of its size, the whole padded to its largest field. */
 typedef struct {
   guint n_fields;
-  const gchar **names;          /* borrowed from the monoid */
+  const gchar **names; /* borrowed from the monoid */
   CrType *types;
   gsize *offsets;
   gsize size;
   gsize align;
 } CrLayout;
 
-void cr_layout_init (CrLayout * layout, GArray * fields, CrType in);
-void cr_layout_clear (CrLayout * layout);
-gint cr_layout_find (const CrLayout * layout, const gchar * name);
+void cr_layout_init (CrLayout *layout, GArray *fields, CrType in);
+void cr_layout_clear (CrLayout *layout);
+gint cr_layout_find (const CrLayout *layout, const gchar *name);
 
 G_END_DECLS

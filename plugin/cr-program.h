@@ -14,22 +14,22 @@ typedef struct {
   CrType in;
   CrLayout acc;
   CrLayout ctx;
-  CrLayout out;                 /* == acc's fields when there is no Finalize */
+  CrLayout out; /* == acc's fields when there is no Finalize */
   gchar *source;
 } CrProgram;
 
-CrProgram *cr_program_new (CrMonoid * monoid, CrType in);
-void cr_program_free (CrProgram * program);
+CrProgram *cr_program_new (CrMonoid *monoid, CrType in);
+void cr_program_free (CrProgram *program);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (CrProgram, cr_program_free)
 
 /* @source with each line prefixed by its number, as compiler logs cite it. */
-gchar *cr_source_number_lines (const gchar * source);
+gchar *cr_source_number_lines (const gchar *source);
 
 /* Packs context values into a Ctx as the device lays it out. Fields named in
  * neither @threshold_field ("threshold") nor @values (GValues keyed by
  * name) are zero. Unknown names and values that do not fit the field's type
  * are errors (CR_ERROR_CONTEXT). @ctx must hold program->ctx.size bytes. */
-gboolean cr_program_pack_context (const CrProgram * program, gdouble threshold,
-    GHashTable * values, guint8 * ctx, GError ** error);
+gboolean cr_program_pack_context (const CrProgram *program, gdouble threshold,
+    GHashTable *values, guint8 *ctx, GError **error);
 
 G_END_DECLS

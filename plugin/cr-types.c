@@ -14,16 +14,16 @@ typedef struct {
 } CrTypeInfo;
 
 static const CrTypeInfo types[CR_N_TYPES] = {
-  [CR_TYPE_INT8] = {"int8", "signed char", 1, FALSE, TRUE},
-  [CR_TYPE_UINT8] = {"uint8", "unsigned char", 1, FALSE, FALSE},
-  [CR_TYPE_INT16] = {"int16", "short", 2, FALSE, TRUE},
-  [CR_TYPE_UINT16] = {"uint16", "unsigned short", 2, FALSE, FALSE},
-  [CR_TYPE_INT32] = {"int32", "int", 4, FALSE, TRUE},
-  [CR_TYPE_UINT32] = {"uint32", "unsigned int", 4, FALSE, FALSE},
-  [CR_TYPE_INT64] = {"int64", "long long", 8, FALSE, TRUE},
-  [CR_TYPE_UINT64] = {"uint64", "unsigned long long", 8, FALSE, FALSE},
-  [CR_TYPE_FLOAT32] = {"float32", "float", 4, TRUE, TRUE},
-  [CR_TYPE_FLOAT64] = {"float64", "double", 8, TRUE, TRUE},
+  [CR_TYPE_INT8] = { "int8", "signed char", 1, FALSE, TRUE },
+  [CR_TYPE_UINT8] = { "uint8", "unsigned char", 1, FALSE, FALSE },
+  [CR_TYPE_INT16] = { "int16", "short", 2, FALSE, TRUE },
+  [CR_TYPE_UINT16] = { "uint16", "unsigned short", 2, FALSE, FALSE },
+  [CR_TYPE_INT32] = { "int32", "int", 4, FALSE, TRUE },
+  [CR_TYPE_UINT32] = { "uint32", "unsigned int", 4, FALSE, FALSE },
+  [CR_TYPE_INT64] = { "int64", "long long", 8, FALSE, TRUE },
+  [CR_TYPE_UINT64] = { "uint64", "unsigned long long", 8, FALSE, FALSE },
+  [CR_TYPE_FLOAT32] = { "float32", "float", 4, TRUE, TRUE },
+  [CR_TYPE_FLOAT64] = { "float64", "double", 8, TRUE, TRUE },
 };
 
 const gchar *
@@ -34,11 +34,11 @@ cr_type_name (CrType type)
 }
 
 CrType
-cr_type_from_name (const gchar * name)
+cr_type_from_name (const gchar *name)
 {
   for (gint t = 0; t < CR_N_TYPES && name; t++)
     if (strcmp (types[t].name, name) == 0)
-      return (CrType) t;
+      return (CrType)t;
   return CR_TYPE_INVALID;
 }
 
@@ -103,11 +103,15 @@ cr_type_gtype (CrType type)
 
 /* Results are naturally aligned inside their struct, but callers may hand
  * us any byte offset, so every access goes through memcpy. */
-#define SET(ctype, setter) do { ctype v_; memcpy (&v_, data, sizeof v_); \
-    setter (value, v_); } while (0)
+#define SET(ctype, setter) \
+  do { \
+    ctype v_; \
+    memcpy (&v_, data, sizeof v_); \
+    setter (value, v_); \
+  } while (0)
 
 void
-cr_type_to_gvalue (CrType type, gconstpointer data, GValue * value)
+cr_type_to_gvalue (CrType type, gconstpointer data, GValue *value)
 {
   g_value_init (value, cr_type_gtype (type));
   switch (type) {
@@ -148,12 +152,15 @@ cr_type_to_gvalue (CrType type, gconstpointer data, GValue * value)
 
 #undef SET
 
-#define STORE(ctype, v) do { ctype v_ = (ctype) (v); \
-    memcpy (data, &v_, sizeof v_); } while (0)
+#define STORE(ctype, v) \
+  do { \
+    ctype v_ = (ctype)(v); \
+    memcpy (data, &v_, sizeof v_); \
+  } while (0)
 
 static gboolean
-store_in_range (CrType type, gdouble lo, gdouble hi, gdouble number,
-    gpointer data)
+store_in_range (
+    CrType type, gdouble lo, gdouble hi, gdouble number, gpointer data)
 {
   if (!(number >= lo && number <= hi) || number != floor (number))
     return FALSE;
@@ -235,7 +242,7 @@ cr_type_store_int64 (CrType type, gint64 number, gpointer data)
     STORE (guint64, number);
     return TRUE;
   }
-  return cr_type_store_double (type, (gdouble) number, data);
+  return cr_type_store_double (type, (gdouble)number, data);
 }
 
 gboolean
@@ -251,7 +258,7 @@ cr_type_store_uint64 (CrType type, guint64 number, gpointer data)
     STORE (gint64, number);
     return TRUE;
   }
-  return cr_type_store_double (type, (gdouble) number, data);
+  return cr_type_store_double (type, (gdouble)number, data);
 }
 
 #undef STORE

@@ -23,7 +23,7 @@ typedef enum {
 
 /* "int8" ... "float64" */
 const gchar *cr_type_name (CrType type);
-CrType cr_type_from_name (const gchar * name);
+CrType cr_type_from_name (const gchar *name);
 /* Size in bytes; also the type's alignment on host and device. */
 gsize cr_type_size (CrType type);
 /* The CUDA C++ spelling: "signed char", "unsigned long long", "double", ... */
@@ -37,7 +37,7 @@ CrType cr_type_wide (CrType type);
  * uint8..uint32, gint64, guint64, gfloat, gdouble. */
 GType cr_type_gtype (CrType type);
 /* Reads one value of @type at @data into @value (initialised here). */
-void cr_type_to_gvalue (CrType type, gconstpointer data, GValue * value);
+void cr_type_to_gvalue (CrType type, gconstpointer data, GValue *value);
 /* Stores @number into @data as @type; FALSE when it does not fit. */
 gboolean cr_type_store_double (CrType type, gdouble number, gpointer data);
 gboolean cr_type_store_int64 (CrType type, gint64 number, gpointer data);

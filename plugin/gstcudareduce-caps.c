@@ -8,14 +8,18 @@ static const struct {
   const gchar *audio;
   CrType type;
 } audio_formats[] = {
-  {"S8", CR_TYPE_INT8}, {"U8", CR_TYPE_UINT8}, {"S16LE", CR_TYPE_INT16},
-  {"U16LE", CR_TYPE_UINT16}, {"S32LE", CR_TYPE_INT32},
-  {"U32LE", CR_TYPE_UINT32}, {"F32LE", CR_TYPE_FLOAT32},
-  {"F64LE", CR_TYPE_FLOAT64},
+  { "S8", CR_TYPE_INT8 },
+  { "U8", CR_TYPE_UINT8 },
+  { "S16LE", CR_TYPE_INT16 },
+  { "U16LE", CR_TYPE_UINT16 },
+  { "S32LE", CR_TYPE_INT32 },
+  { "U32LE", CR_TYPE_UINT32 },
+  { "F32LE", CR_TYPE_FLOAT32 },
+  { "F64LE", CR_TYPE_FLOAT64 },
 };
 
 static CrType
-type_for_format (const gchar * media, const gchar * format)
+type_for_format (const gchar *media, const gchar *format)
 {
   if (format == NULL)
     return CR_TYPE_INVALID;
@@ -35,10 +39,11 @@ type_for_format (const gchar * media, const gchar * format)
 }
 
 GList *
-cr_caps_structure_types (const GstStructure * s)
+cr_caps_structure_types (const GstStructure *s)
 {
   const gchar *media = gst_structure_get_name (s);
-  const gchar *field = strcmp (media, "other/tensors") == 0 ? "types" : "format";
+  const gchar *field =
+      strcmp (media, "other/tensors") == 0 ? "types" : "format";
   const GValue *v = gst_structure_get_value (s, field);
   GList *types = NULL;
 
@@ -62,7 +67,7 @@ cr_caps_structure_types (const GstStructure * s)
 }
 
 gboolean
-cr_input_format_from_caps (const GstCaps * caps, CrInputFormat * fmt)
+cr_input_format_from_caps (const GstCaps *caps, CrInputFormat *fmt)
 {
   memset (fmt, 0, sizeof *fmt);
   if (!gst_caps_is_fixed (caps))
@@ -88,8 +93,7 @@ cr_input_format_from_caps (const GstCaps * caps, CrInputFormat * fmt)
 }
 
 static GstStructure *
-tensor_structure (const GstStructure * input, const CrMonoid * monoid,
-    CrType in)
+tensor_structure (const GstStructure *input, const CrMonoid *monoid, CrType in)
 {
   GArray *fields = cr_monoid_result_fields (monoid);
   g_autoptr (GString) types = g_string_new (NULL);
@@ -100,11 +104,10 @@ tensor_structure (const GstStructure * input, const CrMonoid * monoid,
     g_string_append_printf (types, "%s%s", f ? "," : "", cr_type_name (t));
     g_string_append_printf (dims, "%s1", f ? "," : "");
   }
-  GstStructure *out = gst_structure_new ("other/tensors",
-      "format", G_TYPE_STRING, "static",
-      "num_tensors", G_TYPE_INT, (gint) fields->len,
-      "types", G_TYPE_STRING, types->str,
-      "dimensions", G_TYPE_STRING, dims->str, NULL);
+  GstStructure *out =
+      gst_structure_new ("other/tensors", "format", G_TYPE_STRING, "static",
+          "num_tensors", G_TYPE_INT, (gint)fields->len, "types", G_TYPE_STRING,
+          types->str, "dimensions", G_TYPE_STRING, dims->str, NULL);
   const GValue *rate = gst_structure_get_value (input, "framerate");
   if (rate)
     gst_structure_set_value (out, "framerate", rate);
@@ -114,12 +117,12 @@ tensor_structure (const GstStructure * input, const CrMonoid * monoid,
 }
 
 GstCaps *
-cr_tensor_caps_for_input (const GstStructure * s, const CrMonoid * monoid)
+cr_tensor_caps_for_input (const GstStructure *s, const CrMonoid *monoid)
 {
   GstCaps *caps = gst_caps_new_empty ();
   g_autoptr (GList) types = cr_caps_structure_types (s);
-  for (GList * l = types; l; l = l->next)
-    caps = gst_caps_merge_structure (caps, tensor_structure (s, monoid,
-            GPOINTER_TO_INT (l->data)));
+  for (GList *l = types; l; l = l->next)
+    caps = gst_caps_merge_structure (
+        caps, tensor_structure (s, monoid, GPOINTER_TO_INT (l->data)));
   return caps;
 }

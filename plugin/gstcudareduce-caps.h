@@ -9,7 +9,8 @@
 G_BEGIN_DECLS
 
 #define CR_AUDIO_FORMATS "{ S8, U8, S16LE, U16LE, S32LE, U32LE, F32LE, F64LE }"
-#define CR_TENSOR_TYPES "{ (string) int8, (string) uint8, (string) int16, " \
+#define CR_TENSOR_TYPES \
+  "{ (string) int8, (string) uint8, (string) int16, " \
   "(string) uint16, (string) int32, (string) uint32, (string) int64, " \
   "(string) uint64, (string) float32, (string) float64 }"
 
@@ -35,20 +36,20 @@ typedef enum {
 typedef struct {
   CrInputFamily family;
   CrType type;
-  gint rate;                    /* audio */
-  gint channels;                /* audio */
-  GstVideoInfo video;           /* video */
+  gint rate; /* audio */
+  gint channels; /* audio */
+  GstVideoInfo video; /* video */
 } CrInputFormat;
 
-gboolean cr_input_format_from_caps (const GstCaps * caps, CrInputFormat * fmt);
+gboolean cr_input_format_from_caps (const GstCaps *caps, CrInputFormat *fmt);
 
 /* The element types that @s (fixed or not) allows. */
-GList *cr_caps_structure_types (const GstStructure * s);
+GList *cr_caps_structure_types (const GstStructure *s);
 
 /* Tensor output caps for input @s: one tensor per result field of @monoid,
  * each of dimension 1, with the input's framerate (0/1 when it has none).
  * Empty caps when @s allows no known type. */
-GstCaps *cr_tensor_caps_for_input (const GstStructure * s,
-    const CrMonoid * monoid);
+GstCaps *cr_tensor_caps_for_input (
+    const GstStructure *s, const CrMonoid *monoid);
 
 G_END_DECLS

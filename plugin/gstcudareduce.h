@@ -7,8 +7,8 @@
 G_BEGIN_DECLS
 
 #define GST_TYPE_CUDA_REDUCE (gst_cuda_reduce_get_type ())
-G_DECLARE_FINAL_TYPE (GstCudaReduce, gst_cuda_reduce, GST, CUDA_REDUCE,
-    GstBaseTransform)
+G_DECLARE_FINAL_TYPE (
+    GstCudaReduce, gst_cuda_reduce, GST, CUDA_REDUCE, GstBaseTransform)
 
 /**
  * GstCudaReduceOutput:

@@ -26,7 +26,7 @@ GRand *cr_test_rand (void);
 
 /* Fills @n elements of @type at @data with random values spread over most
  * of the type's range (floats in [-1000, 1000)). */
-void cr_test_fill_random (GRand * rand, CrType type, gpointer data, gsize n);
+void cr_test_fill_random (GRand *rand, CrType type, gpointer data, gsize n);
 
 /* Reads element @k of @type at @data as a double / int64 / uint64. */
 gdouble cr_test_get_double (CrType type, gconstpointer data, gsize k);
@@ -38,13 +38,13 @@ GstCaps *cr_test_tensor_caps (CrType type, gsize n);
 
 /* A harness around a new cudareduce with @props applied
  * ("monoid", "sum", ..., NULL) and input caps @caps (taken). */
-GstHarness *cr_test_harness (GstCaps * caps, const gchar * first_prop, ...)
-    G_GNUC_NULL_TERMINATED;
+GstHarness *cr_test_harness (
+    GstCaps *caps, const gchar *first_prop, ...) G_GNUC_NULL_TERMINATED;
 
 /* Pops element messages named "cudareduce" from the harness's bus, in order;
  * fails the test on an error message. */
-GstStructure *cr_test_pop_result (GstHarness * h);
+GstStructure *cr_test_pop_result (GstHarness *h);
 /* The first error message on the harness's bus, or NULL. */
-GstMessage *cr_test_pop_error (GstHarness * h);
+GstMessage *cr_test_pop_error (GstHarness *h);
 
 G_END_DECLS

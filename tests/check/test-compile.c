@@ -25,14 +25,14 @@ GST_START_TEST (test_builtins_compile)
   for (guint m = 0; names[m]; m++) {
     g_autoptr (GError) error = NULL;
     g_autoptr (CrMonoid) monoid = cr_monoid_load (names[m], &error);
-    fail_unless (monoid != NULL, "%s: %s", names[m],
-        error ? error->message : "");
+    fail_unless (
+        monoid != NULL, "%s: %s", names[m], error ? error->message : "");
     for (gint t = 0; t < CR_N_TYPES; t++) {
       g_autoptr (CrProgram) program = cr_program_new (monoid, t);
       for (guint a = 0; a < G_N_ELEMENTS (archs); a++) {
         g_autofree gchar *log = NULL;
-        g_autoptr (CrCompiled) c = cr_compile (program->source, archs[a],
-            CR_COMPILE_NO_CACHE, &log, &error);
+        g_autoptr (CrCompiled) c = cr_compile (
+            program->source, archs[a], CR_COMPILE_NO_CACHE, &log, &error);
         if (c == NULL) {
           g_autofree gchar *numbered = cr_source_number_lines (program->source);
           fail ("%s on %s for sm_%d: %s\n%s\n%s", names[m], cr_type_name (t),
@@ -44,18 +44,20 @@ GST_START_TEST (test_builtins_compile)
       }
     }
   }
-  g_print ("%u builds of %u built-in monoids\n", compiled,
-      g_strv_length (names));
+  g_print (
+      "%u builds of %u built-in monoids\n", compiled, g_strv_length (names));
 }
 
 GST_END_TEST;
 
 static CrProgram *
-inline_program (const gchar * load, CrType in)
+inline_program (const gchar *load, CrType in)
 {
   g_autoptr (GError) error = NULL;
   CrMonoidText text = {
-    .name = "t", .accumulator = "s:wide", .load = load,
+    .name = "t",
+    .accumulator = "s:wide",
+    .load = load,
     .combine = "Acc r; r.s = a.s + b.s; return r;",
     .identity = "Acc r; r.s = 0; return r;",
   };
@@ -66,25 +68,24 @@ inline_program (const gchar * load, CrType in)
 
 GST_START_TEST (test_compile_error_has_log)
 {
-  g_autoptr (CrProgram) program =
-      inline_program ("Acc r; r.s = x + undefined_name; return r;",
-      CR_TYPE_INT32);
+  g_autoptr (CrProgram) program = inline_program (
+      "Acc r; r.s = x + undefined_name; return r;", CR_TYPE_INT32);
   g_autoptr (GError) error = NULL;
   g_autofree gchar *log = NULL;
-  g_autoptr (CrCompiled) c = cr_compile (program->source, 90,
-      CR_COMPILE_NO_CACHE, &log, &error);
+  g_autoptr (CrCompiled) c =
+      cr_compile (program->source, 90, CR_COMPILE_NO_CACHE, &log, &error);
 
   fail_unless (c == NULL);
   fail_unless (g_error_matches (error, CR_ERROR, CR_ERROR_COMPILE));
-  fail_unless (strstr (error->message, "undefined_name") != NULL,
-      "%s", error->message);
+  fail_unless (
+      strstr (error->message, "undefined_name") != NULL, "%s", error->message);
   fail_unless (log != NULL && strstr (log, "undefined_name") != NULL);
   /* The log cites a line of the generated source, which holds the body. */
   g_auto (GStrv) lines = g_strsplit (program->source, "\n", -1);
   const gchar *paren = strstr (log, "cudareduce.cu(");
   fail_unless (paren != NULL, "%s", log);
-  guint line = (guint) g_ascii_strtoull (paren + strlen ("cudareduce.cu("),
-      NULL, 10);
+  guint line =
+      (guint)g_ascii_strtoull (paren + strlen ("cudareduce.cu("), NULL, 10);
   fail_unless (line >= 1 && line <= g_strv_length (lines));
   fail_unless (strstr (lines[line - 1], "undefined_name") != NULL,
       "line %u is \"%s\"", line, lines[line - 1]);
@@ -107,33 +108,34 @@ cache_entries (void)
 GST_START_TEST (test_cache_roundtrip_and_corruption)
 {
   /* A source no other test compiles, so the cache starts without it. */
-  g_autofree gchar *load = g_strdup_printf ("Acc r; r.s = x + %" G_GINT64_FORMAT
-      "; return r;", g_get_real_time () % 1000003);
+  g_autofree gchar *load =
+      g_strdup_printf ("Acc r; r.s = x + %" G_GINT64_FORMAT "; return r;",
+          g_get_real_time () % 1000003);
   g_autoptr (CrProgram) program = inline_program (load, CR_TYPE_FLOAT32);
   g_autoptr (GError) error = NULL;
   g_autoptr (GPtrArray) before = cache_entries ();
 
-  g_autoptr (CrCompiled) cold = cr_compile (program->source, 90,
-      CR_COMPILE_DEFAULT, NULL, &error);
+  g_autoptr (CrCompiled) cold =
+      cr_compile (program->source, 90, CR_COMPILE_DEFAULT, NULL, &error);
   fail_unless (cold != NULL && !cold->from_cache);
   g_autoptr (GPtrArray) after = cache_entries ();
   fail_unless_equals_int (after->len, before->len + 1);
 
-  g_autoptr (CrCompiled) warm = cr_compile (program->source, 90,
-      CR_COMPILE_DEFAULT, NULL, &error);
+  g_autoptr (CrCompiled) warm =
+      cr_compile (program->source, 90, CR_COMPILE_DEFAULT, NULL, &error);
   fail_unless (warm != NULL && warm->from_cache);
   fail_unless (g_bytes_equal (cold->image, warm->image));
 
   /* Another architecture is another entry. */
-  g_autoptr (CrCompiled) other = cr_compile (program->source, 80,
-      CR_COMPILE_DEFAULT, NULL, &error);
+  g_autoptr (CrCompiled) other =
+      cr_compile (program->source, 80, CR_COMPILE_DEFAULT, NULL, &error);
   fail_unless (other != NULL && !other->from_cache);
 
   /* Find our entry: the one whose payload is the cold image. */
   const gchar *entry = NULL;
   for (guint k = 0; k < after->len && !entry; k++) {
-    if (g_ptr_array_find_with_equal_func (before, after->pdata[k],
-            g_str_equal, NULL))
+    if (g_ptr_array_find_with_equal_func (
+            before, after->pdata[k], g_str_equal, NULL))
       continue;
     entry = after->pdata[k];
   }
@@ -144,22 +146,22 @@ GST_START_TEST (test_cache_roundtrip_and_corruption)
   gsize length = 0;
   fail_unless (g_file_get_contents (entry, &contents, &length, NULL));
   fail_unless (g_file_set_contents (entry, contents, length / 2, NULL));
-  g_autoptr (CrCompiled) truncated = cr_compile (program->source, 90,
-      CR_COMPILE_DEFAULT, NULL, &error);
+  g_autoptr (CrCompiled) truncated =
+      cr_compile (program->source, 90, CR_COMPILE_DEFAULT, NULL, &error);
   fail_unless (truncated != NULL && !truncated->from_cache);
   fail_unless (g_bytes_equal (cold->image, truncated->image));
 
   /* One flipped byte in the payload: recompiled too. */
   contents[length - 7] ^= 0x5a;
   fail_unless (g_file_set_contents (entry, contents, length, NULL));
-  g_autoptr (CrCompiled) flipped = cr_compile (program->source, 90,
-      CR_COMPILE_DEFAULT, NULL, &error);
+  g_autoptr (CrCompiled) flipped =
+      cr_compile (program->source, 90, CR_COMPILE_DEFAULT, NULL, &error);
   fail_unless (flipped != NULL && !flipped->from_cache);
   fail_unless (g_bytes_equal (cold->image, flipped->image));
 
   /* And the rewritten entry is good again. */
-  g_autoptr (CrCompiled) again = cr_compile (program->source, 90,
-      CR_COMPILE_DEFAULT, NULL, &error);
+  g_autoptr (CrCompiled) again =
+      cr_compile (program->source, 90, CR_COMPILE_DEFAULT, NULL, &error);
   fail_unless (again != NULL && again->from_cache);
 }
 

@@ -20,10 +20,11 @@ GST_START_TEST (test_registers_without_driver)
 {
   g_autoptr (GstElementFactory) f = gst_element_factory_find ("cudareduce");
   fail_unless (f != NULL);
-  fail_unless_equals_string (gst_element_factory_get_metadata (f,
-          GST_ELEMENT_METADATA_KLASS), "Filter/Analyzer");
-  fail_unless_equals_int (gst_plugin_feature_get_rank (GST_PLUGIN_FEATURE (f)),
-      GST_RANK_NONE);
+  fail_unless_equals_string (
+      gst_element_factory_get_metadata (f, GST_ELEMENT_METADATA_KLASS),
+      "Filter/Analyzer");
+  fail_unless_equals_int (
+      gst_plugin_feature_get_rank (GST_PLUGIN_FEATURE (f)), GST_RANK_NONE);
   GstElement *e = new_element ();
   fail_unless (GST_IS_BASE_TRANSFORM (e));
   gst_object_unref (e);
@@ -37,21 +38,19 @@ GST_START_TEST (test_properties_documented)
   guint n = 0;
   g_autofree GParamSpec **specs =
       g_object_class_list_properties (G_OBJECT_GET_CLASS (e), &n);
-  static const gchar *const ours[] = {
-    "monoid", "accumulator", "load", "combine", "identity", "context-fields",
-    "output-fields", "finalize", "threshold", "context", "cuda-device-id",
-    "output", "post-messages", NULL
-  };
+  static const gchar *const ours[] = { "monoid", "accumulator", "load",
+    "combine", "identity", "context-fields", "output-fields", "finalize",
+    "threshold", "context", "cuda-device-id", "output", "post-messages", NULL };
   guint found = 0;
   for (guint k = 0; k < n; k++) {
     if (!g_strv_contains (ours, specs[k]->name))
       continue;
     found++;
     const gchar *blurb = g_param_spec_get_blurb (specs[k]);
-    fail_unless (blurb && strlen (blurb) > 30, "%s is not explained",
-        specs[k]->name);
+    fail_unless (
+        blurb && strlen (blurb) > 30, "%s is not explained", specs[k]->name);
   }
-  fail_unless_equals_int (found, g_strv_length ((gchar **) ours));
+  fail_unless_equals_int (found, g_strv_length ((gchar **)ours));
   gst_object_unref (e);
 }
 
@@ -66,9 +65,9 @@ GST_START_TEST (test_property_roundtrip)
   gboolean post;
   GstStructure *context = NULL;
 
-  g_object_get (e, "monoid", &monoid, "threshold", &threshold,
-      "cuda-device-id", &device, "output", &output, "post-messages", &post,
-      "load", &load, "context", &context, NULL);
+  g_object_get (e, "monoid", &monoid, "threshold", &threshold, "cuda-device-id",
+      &device, "output", &output, "post-messages", &post, "load", &load,
+      "context", &context, NULL);
   fail_unless_equals_string (monoid, "sum");
   fail_unless_equals_float (threshold, 0.0);
   fail_unless_equals_int (device, -1);
@@ -79,15 +78,14 @@ GST_START_TEST (test_property_roundtrip)
   g_clear_pointer (&monoid, g_free);
 
   gst_util_set_object_arg (G_OBJECT (e), "output", "tensor");
-  gst_util_set_object_arg (G_OBJECT (e), "context",
-      "ctx, lo=(double)-1, hi=(double)1");
-  g_object_set (e, "monoid", "count_gt", "threshold", 12.5,
-      "cuda-device-id", 3, "post-messages", FALSE, "load",
-      "Acc r; r.s = x; return r;", "context-fields", "lo:float64;hi:float64",
-      NULL);
-  g_object_get (e, "monoid", &monoid, "threshold", &threshold,
-      "cuda-device-id", &device, "output", &output, "post-messages", &post,
-      "load", &load, "context-fields", &fields, "context", &context, NULL);
+  gst_util_set_object_arg (
+      G_OBJECT (e), "context", "ctx, lo=(double)-1, hi=(double)1");
+  g_object_set (e, "monoid", "count_gt", "threshold", 12.5, "cuda-device-id", 3,
+      "post-messages", FALSE, "load", "Acc r; r.s = x; return r;",
+      "context-fields", "lo:float64;hi:float64", NULL);
+  g_object_get (e, "monoid", &monoid, "threshold", &threshold, "cuda-device-id",
+      &device, "output", &output, "post-messages", &post, "load", &load,
+      "context-fields", &fields, "context", &context, NULL);
   fail_unless_equals_string (monoid, "count_gt");
   fail_unless_equals_float (threshold, 12.5);
   fail_unless_equals_int (device, 3);
@@ -105,7 +103,7 @@ GST_START_TEST (test_property_roundtrip)
 GST_END_TEST;
 
 static GstCaps *
-transform_caps (GstElement * e, GstPadDirection direction, const gchar * caps)
+transform_caps (GstElement *e, GstPadDirection direction, const gchar *caps)
 {
   GstBaseTransformClass *klass = GST_BASE_TRANSFORM_GET_CLASS (e);
   g_autoptr (GstCaps) in = gst_caps_from_string (caps);
@@ -113,12 +111,12 @@ transform_caps (GstElement * e, GstPadDirection direction, const gchar * caps)
 }
 
 static void
-assert_caps (GstCaps * got, const gchar * expected)
+assert_caps (GstCaps *got, const gchar *expected)
 {
   g_autoptr (GstCaps) want = gst_caps_from_string (expected);
   g_autofree gchar *got_str = gst_caps_to_string (got);
-  fail_unless (gst_caps_is_equal (got, want), "got %s, wanted %s", got_str,
-      expected);
+  fail_unless (
+      gst_caps_is_equal (got, want), "got %s, wanted %s", got_str, expected);
   gst_caps_unref (got);
 }
 
@@ -126,12 +124,12 @@ GST_START_TEST (test_message_mode_caps_pass_through)
 {
   GstElement *e = new_element ();
   const gchar *audio = "audio/x-raw, format=S16LE, layout=interleaved, "
-      "rate=48000, channels=2";
+                       "rate=48000, channels=2";
   assert_caps (transform_caps (e, GST_PAD_SINK, audio), audio);
   assert_caps (transform_caps (e, GST_PAD_SRC, audio), audio);
   g_autoptr (GstCaps) accept = gst_caps_from_string (audio);
-  fail_unless (gst_pad_query_accept_caps (gst_element_get_static_pad (e,
-              "sink"), accept));
+  fail_unless (gst_pad_query_accept_caps (
+      gst_element_get_static_pad (e, "sink"), accept));
   gst_object_unref (e);
 }
 
@@ -143,51 +141,57 @@ GST_START_TEST (test_tensor_caps_from_monoid)
   gst_util_set_object_arg (G_OBJECT (e), "output", "tensor");
 
   g_object_set (e, "monoid", "mean_var", NULL);
-  assert_caps (transform_caps (e, GST_PAD_SINK, "video/x-raw, format=GRAY8, "
-          "width=33, height=7, framerate=25/1"),
+  assert_caps (transform_caps (e, GST_PAD_SINK,
+                   "video/x-raw, format=GRAY8, "
+                   "width=33, height=7, framerate=25/1"),
       "other/tensors, format=static, num_tensors=2, types=\"float64,float64\", "
       "dimensions=\"1,1\", framerate=25/1");
 
   /* Field types follow the input: in and wide resolve per type. */
   g_object_set (e, "monoid", "argmax", NULL);
-  assert_caps (transform_caps (e, GST_PAD_SINK, "other/tensors, "
-          "format=static, num_tensors=1, types=int16, dimensions=4:5"),
+  assert_caps (transform_caps (e, GST_PAD_SINK,
+                   "other/tensors, "
+                   "format=static, num_tensors=1, types=int16, dimensions=4:5"),
       "other/tensors, format=static, num_tensors=2, types=\"int16,uint64\", "
       "dimensions=\"1,1\", framerate=0/1");
   g_object_set (e, "monoid", "sumsq", NULL);
-  assert_caps (transform_caps (e, GST_PAD_SINK, "audio/x-raw, format=U8, "
-          "layout=interleaved, rate=8000, channels=1"),
+  assert_caps (transform_caps (e, GST_PAD_SINK,
+                   "audio/x-raw, format=U8, "
+                   "layout=interleaved, rate=8000, channels=1"),
       "other/tensors, format=static, num_tensors=2, types=\"uint64,uint64\", "
       "dimensions=\"1,1\", framerate=0/1");
 
   /* Unfixed input: one structure per possible type. */
-  g_autoptr (GstCaps) both = transform_caps (e, GST_PAD_SINK, "audio/x-raw, "
+  g_autoptr (GstCaps) both = transform_caps (e, GST_PAD_SINK,
+      "audio/x-raw, "
       "format={S8,F32LE}, layout=interleaved, rate=8000, channels=1");
   fail_unless_equals_int (gst_caps_get_size (both), 2);
 
   /* An inline monoid's own output fields. */
-  g_object_set (e, "monoid", "inline", "accumulator", "s:wide;q:int32",
-      "load", "Acc r; r.s = x; r.q = 1; return r;",
-      "combine", "Acc r; r.s = a.s + b.s; r.q = a.q + b.q; return r;",
-      "identity", "Acc r; r.s = 0; r.q = 0; return r;",
-      "output-fields", "mean:float32", "finalize",
-      "Out o; o.mean = n ? (float32) a.s / n : 0; return o;", NULL);
-  assert_caps (transform_caps (e, GST_PAD_SINK, "audio/x-raw, format=S32LE, "
-          "layout=interleaved, rate=8000, channels=1"),
+  g_object_set (e, "monoid", "inline", "accumulator", "s:wide;q:int32", "load",
+      "Acc r; r.s = x; r.q = 1; return r;", "combine",
+      "Acc r; r.s = a.s + b.s; r.q = a.q + b.q; return r;", "identity",
+      "Acc r; r.s = 0; r.q = 0; return r;", "output-fields", "mean:float32",
+      "finalize", "Out o; o.mean = n ? (float32) a.s / n : 0; return o;", NULL);
+  assert_caps (transform_caps (e, GST_PAD_SINK,
+                   "audio/x-raw, format=S32LE, "
+                   "layout=interleaved, rate=8000, channels=1"),
       "other/tensors, format=static, num_tensors=1, types=float32, "
       "dimensions=(string)1, framerate=0/1");
 
   /* Upstream of tensors, anything the element reduces. */
-  GstCaps *up = transform_caps (e, GST_PAD_SRC, "other/tensors, "
+  GstCaps *up = transform_caps (e, GST_PAD_SRC,
+      "other/tensors, "
       "format=static");
-  g_autoptr (GstCaps) tmpl = gst_pad_get_pad_template_caps
-      (gst_element_get_static_pad (e, "sink"));
+  g_autoptr (GstCaps) tmpl =
+      gst_pad_get_pad_template_caps (gst_element_get_static_pad (e, "sink"));
   fail_unless (gst_caps_is_equal (up, tmpl));
   gst_caps_unref (up);
 
   /* A broken monoid gives no caps rather than wrong ones. */
   g_object_set (e, "monoid", "no_such_monoid", "load", NULL, NULL);
-  GstCaps *none = transform_caps (e, GST_PAD_SINK, "audio/x-raw, "
+  GstCaps *none = transform_caps (e, GST_PAD_SINK,
+      "audio/x-raw, "
       "format=S32LE, layout=interleaved, rate=8000, channels=1");
   fail_unless (gst_caps_is_empty (none));
   gst_caps_unref (none);
@@ -199,19 +203,19 @@ GST_END_TEST;
 /* Starts a fresh element configured by @props and returns the error it
  * posted; the start must fail. */
 static GstMessage *
-start_error (const gchar * first_prop, ...)
+start_error (const gchar *first_prop, ...)
 {
   GstElement *e = new_element ();
   GstBus *bus = gst_bus_new ();
   va_list args;
 
   va_start (args, first_prop);
-  for (const gchar * p = first_prop; p; p = va_arg (args, const gchar *))
+  for (const gchar *p = first_prop; p; p = va_arg (args, const gchar *))
     gst_util_set_object_arg (G_OBJECT (e), p, va_arg (args, const gchar *));
   va_end (args);
   gst_element_set_bus (e, bus);
-  fail_unless_equals_int (gst_element_set_state (e, GST_STATE_PAUSED),
-      GST_STATE_CHANGE_FAILURE);
+  fail_unless_equals_int (
+      gst_element_set_state (e, GST_STATE_PAUSED), GST_STATE_CHANGE_FAILURE);
   GstMessage *msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
   fail_unless (msg != NULL, "no error message");
   gst_element_set_state (e, GST_STATE_NULL);
@@ -221,14 +225,13 @@ start_error (const gchar * first_prop, ...)
 }
 
 static void
-assert_error (GstMessage * msg, GQuark domain, gint code, const gchar * mention)
+assert_error (GstMessage *msg, GQuark domain, gint code, const gchar *mention)
 {
   g_autoptr (GError) error = NULL;
   g_autofree gchar *debug = NULL;
   gst_message_parse_error (msg, &error, &debug);
-  fail_unless (error->domain == domain && error->code == code,
-      "%s %d: %s", g_quark_to_string (error->domain), error->code,
-      error->message);
+  fail_unless (error->domain == domain && error->code == code, "%s %d: %s",
+      g_quark_to_string (error->domain), error->code, error->message);
   fail_unless (strstr (error->message, mention) != NULL,
       "\"%s\" does not mention \"%s\"", error->message, mention);
   gst_message_unref (msg);
@@ -249,11 +252,12 @@ GST_START_TEST (test_start_with_bad_monoid)
       GST_LIBRARY_ERROR_SETTINGS, "argmax");
   assert_error (start_error ("monoid", "/nonexistent/my.monoid", NULL),
       GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_SETTINGS, "my.monoid");
-  assert_error (start_error ("accumulator", "s:wide", "load",
-          "Acc r; r.s = x; return r;", "identity", "Acc r; r.s = 0; return r;",
-          NULL), GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_SETTINGS, "Combine");
+  assert_error (
+      start_error ("accumulator", "s:wide", "load", "Acc r; r.s = x; return r;",
+          "identity", "Acc r; r.s = 0; return r;", NULL),
+      GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_SETTINGS, "Combine");
   assert_error (start_error ("accumulator", "s:float16", "load", "return 0;",
-          "combine", "return a;", "identity", "return 0;", NULL),
+                    "combine", "return a;", "identity", "return 0;", NULL),
       GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_SETTINGS, "float16");
 }
 

@@ -21,7 +21,7 @@ static const gchar *good_file =
 /* good_file with the line starting with @key replaced by @line (or dropped
  * when @line is NULL). */
 static gchar *
-edit (const gchar * key, const gchar * line)
+edit (const gchar *key, const gchar *line)
 {
   g_auto (GStrv) lines = g_strsplit (good_file, "\n", -1);
   GString *s = g_string_new (NULL);
@@ -37,11 +37,11 @@ edit (const gchar * key, const gchar * line)
 }
 
 static void
-assert_rejected (const gchar * data, gint code, const gchar * mention)
+assert_rejected (const gchar *data, gint code, const gchar *mention)
 {
   g_autoptr (GError) error = NULL;
-  g_autoptr (CrMonoid) m = cr_monoid_new_from_data (data, strlen (data),
-      "test.monoid", &error);
+  g_autoptr (CrMonoid) m =
+      cr_monoid_new_from_data (data, strlen (data), "test.monoid", &error);
   fail_unless (m == NULL, "accepted:\n%s", data);
   fail_unless (g_error_matches (error, CR_ERROR, code),
       "code %d, wanted %d: %s", error->code, code, error->message);
@@ -52,8 +52,8 @@ assert_rejected (const gchar * data, gint code, const gchar * mention)
 GST_START_TEST (test_good_file)
 {
   g_autoptr (GError) error = NULL;
-  g_autoptr (CrMonoid) m = cr_monoid_new_from_data (good_file, -1, "x.monoid",
-      &error);
+  g_autoptr (CrMonoid) m =
+      cr_monoid_new_from_data (good_file, -1, "x.monoid", &error);
   fail_unless (m != NULL, "%s", error ? error->message : "");
   fail_unless_equals_string (m->name, "range");
   fail_unless_equals_int (m->accumulator->len, 1);
@@ -85,14 +85,14 @@ GST_START_TEST (test_bad_fields)
     const gchar *line;
     const gchar *mention;
   } cases[] = {
-    {"Accumulator=inside:int128", "int128"},
-    {"Accumulator=inside", "no type"},
-    {"Accumulator=1inside:uint64", "1inside"},
-    {"Accumulator=inside:uint64;inside:int32", "twice"},
-    {"Accumulator=int:uint64", "\"int\""},
-    {"Accumulator=cr_x:uint64", "cr_x"},
-    {"Accumulator= ; ;", "no fields"},
-    {"Accumulator=count:uint64", "count"},
+    { "Accumulator=inside:int128", "int128" },
+    { "Accumulator=inside", "no type" },
+    { "Accumulator=1inside:uint64", "1inside" },
+    { "Accumulator=inside:uint64;inside:int32", "twice" },
+    { "Accumulator=int:uint64", "\"int\"" },
+    { "Accumulator=cr_x:uint64", "cr_x" },
+    { "Accumulator= ; ;", "no fields" },
+    { "Accumulator=count:uint64", "count" },
   };
   for (guint k = 0; k < G_N_ELEMENTS (cases); k++) {
     g_autofree gchar *data = edit ("Accumulator", cases[k].line);
@@ -106,15 +106,17 @@ GST_END_TEST;
 
 GST_START_TEST (test_output_and_finalize_go_together)
 {
-  g_autofree gchar *out_only = g_strconcat (good_file, "Output=m:float64\n",
-      NULL);
+  g_autofree gchar *out_only =
+      g_strconcat (good_file, "Output=m:float64\n", NULL);
   assert_rejected (out_only, CR_ERROR_MONOID_INVALID, "Finalize");
-  g_autofree gchar *fin_only = g_strconcat (good_file,
-      "Finalize=Out o; return o;\n", NULL);
+  g_autofree gchar *fin_only =
+      g_strconcat (good_file, "Finalize=Out o; return o;\n", NULL);
   assert_rejected (fin_only, CR_ERROR_MONOID_INVALID, "Output");
   /* Output fields, not the accumulator's, meet the message's names. */
-  g_autofree gchar *clash = g_strconcat (good_file, "Output=duration:float64\n"
-      "Finalize=Out o; o.duration = 1; return o;\n", NULL);
+  g_autofree gchar *clash = g_strconcat (good_file,
+      "Output=duration:float64\n"
+      "Finalize=Out o; o.duration = 1; return o;\n",
+      NULL);
   assert_rejected (clash, CR_ERROR_FIELDS, "duration");
 }
 
@@ -122,8 +124,8 @@ GST_END_TEST;
 
 GST_START_TEST (test_not_a_monoid_file)
 {
-  assert_rejected ("this is not a key file", CR_ERROR_MONOID_FILE,
-      "test.monoid");
+  assert_rejected (
+      "this is not a key file", CR_ERROR_MONOID_FILE, "test.monoid");
   assert_rejected ("[Other]\nLoad=x\n", CR_ERROR_MONOID_INVALID, "[Monoid]");
   g_autofree gchar *typo = g_strconcat (good_file, "Combin=return a;\n", NULL);
   assert_rejected (typo, CR_ERROR_MONOID_INVALID, "Combin");
@@ -137,10 +139,15 @@ GST_START_TEST (test_builtins)
     const gchar *name;
     const gchar *results;
   } expected[] = {
-    {"absmax", "absmax"}, {"argmax", "value,index"},
-    {"count_gt", "greater"}, {"max", "max"}, {"mean_var", "mean,variance"},
-    {"min", "min"}, {"minmax", "min,max"}, {"sum", "sum"},
-    {"sumsq", "sum,sumsq"},
+    { "absmax", "absmax" },
+    { "argmax", "value,index" },
+    { "count_gt", "greater" },
+    { "max", "max" },
+    { "mean_var", "mean,variance" },
+    { "min", "min" },
+    { "minmax", "min,max" },
+    { "sum", "sum" },
+    { "sumsq", "sum,sumsq" },
   };
   g_auto (GStrv) names = cr_monoid_builtin_names ();
   fail_unless_equals_int (g_strv_length (names), G_N_ELEMENTS (expected));
@@ -169,12 +176,12 @@ GST_START_TEST (test_load_by_name_and_path)
   fail_unless (unknown == NULL);
   fail_unless (g_error_matches (error, CR_ERROR, CR_ERROR_UNKNOWN_MONOID));
   /* The message lists the built-ins, so the user can pick one. */
-  fail_unless (strstr (error->message, "mean_var") != NULL, "%s",
-      error->message);
+  fail_unless (
+      strstr (error->message, "mean_var") != NULL, "%s", error->message);
   g_clear_error (&error);
 
-  g_autoptr (CrMonoid) absent = cr_monoid_load ("/nonexistent/x.monoid",
-      &error);
+  g_autoptr (CrMonoid) absent =
+      cr_monoid_load ("/nonexistent/x.monoid", &error);
   fail_unless (absent == NULL);
   fail_unless (g_error_matches (error, CR_ERROR, CR_ERROR_MONOID_FILE));
   g_clear_error (&error);
@@ -197,10 +204,11 @@ GST_START_TEST (test_inline_text)
 {
   g_autoptr (GError) error = NULL;
   CrMonoidText text = {
-    .name = "sumsq32", .accumulator = "sum:int64;sumsq:int64",
+    .name = "sumsq32",
+    .accumulator = "sum:int64;sumsq:int64",
     .load = "Acc r; r.sum = x; r.sumsq = (int64) x * x; return r;",
     .combine = "Acc r; r.sum = a.sum + b.sum; r.sumsq = a.sumsq + b.sumsq; "
-        "return r;",
+               "return r;",
     .identity = NULL,
   };
   g_autoptr (CrMonoid) no_identity = cr_monoid_new (&text, "props", &error);
@@ -218,8 +226,8 @@ GST_END_TEST;
 GST_START_TEST (test_layout)
 {
   g_autoptr (GError) error = NULL;
-  g_autoptr (GArray) fields = cr_fields_parse ("a:int8; b:wide ;c:int16;d:in",
-      "Accumulator", FALSE, &error);
+  g_autoptr (GArray) fields = cr_fields_parse (
+      "a:int8; b:wide ;c:int16;d:in", "Accumulator", FALSE, &error);
   CrLayout layout;
 
   fail_unless (fields != NULL);
@@ -249,7 +257,8 @@ GST_END_TEST;
 GST_START_TEST (test_pack_context)
 {
   g_autoptr (GError) error = NULL;
-  g_autofree gchar *data = edit ("Context", "Context=lo:float64;hi:int32;"
+  g_autofree gchar *data = edit ("Context",
+      "Context=lo:float64;hi:int32;"
       "threshold:float32");
   g_autoptr (CrMonoid) m = cr_monoid_new_from_data (data, -1, "t", &error);
   g_autoptr (CrProgram) p = cr_program_new (m, CR_TYPE_INT16);
