@@ -1,0 +1,45 @@
+#!/bin/sh
+# A few gst-launch-1.0 pipelines through cudareduce, with the plugin taken
+# from a build directory. Each prints its bus messages (-m); the results are
+# the element messages named "cudareduce".
+#
+# Usage: examples/launch.sh [BUILD_DIR]   (default: build, from the current
+# directory). Needs gst-launch-1.0 (gstreamer1.0-tools) and the test sources
+# (gstreamer1.0-plugins-base); without a CUDA driver every pipeline stops at
+# once with the element's error.
+
+build=${1:-build}
+if [ ! -e "$build/plugin/libgstcudareduce.so" ]; then
+  echo "No plugin in $build/plugin; build first: meson setup $build && ninja -C $build" >&2
+  exit 1
+fi
+plugins=$(cd "$build/plugin" && pwd)
+export GST_PLUGIN_PATH="$plugins${GST_PLUGIN_PATH:+:$GST_PLUGIN_PATH}"
+examples=$(cd "$(dirname "$0")" && pwd)
+status=0
+
+run() {
+  echo "+ gst-launch-1.0 $*"
+  gst-launch-1.0 "$@" || status=1
+  echo
+}
+
+# Mean and variance of every buffer of a sine wave.
+run -m audiotestsrc num-buffers=5 \
+  ! audio/x-raw,format=F32LE,channels=1,rate=48000 \
+  ! cudareduce monoid=mean_var ! fakesink
+
+# Pixels brighter than 200 in each frame of the test pattern.
+run -m videotestsrc num-buffers=3 \
+  ! video/x-raw,format=GRAY8,width=320,height=240 \
+  ! cudareduce monoid=count_gt threshold=200 ! fakesink
+
+# A monoid from a file, with its two context fields: samples outside
+# [-0.5, 0.5], and the index of the first of them, in each buffer.
+run -m audiotestsrc num-buffers=5 \
+  ! audio/x-raw,format=F32LE,channels=1,rate=48000 \
+  ! cudareduce monoid="$examples/monoids/range.monoid" \
+      context="ctx, lo=(double)-0.5, hi=(double)0.5" \
+  ! fakesink
+
+exit $status
