@@ -8,12 +8,9 @@
 
 #include <gst/video/video.h>
 
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 /* The input types as this test knows them, independently of cr-types.c. */
 typedef enum {
