@@ -9,18 +9,25 @@
 
 #include <gmodule.h>
 
-G_DEFINE_QUARK (cr - error - quark, cr_error)
+GQuark
+cr_error_quark (void)
+{
+  return g_quark_from_static_string ("cr-error-quark");
+}
 
 typedef struct {
   const gchar *symbol;
   gsize offset;
   gboolean optional;
+  const gchar *fallback; /* an older name for the same entry point */
 } CrSymbol;
 
-#define DRV(field, sym) \
-  { \
-    sym, G_STRUCT_OFFSET (CrDriver, field), FALSE \
-  }
+/* clang-format off */
+#define DRV(field, sym) { sym, G_STRUCT_OFFSET (CrDriver, field), FALSE, NULL }
+#define DRV_OR(field, sym, old) \
+  { sym, G_STRUCT_OFFSET (CrDriver, field), FALSE, old }
+#define RTC(field, sym, opt) { sym, G_STRUCT_OFFSET (CrNvrtc, field), opt, NULL }
+/* clang-format on */
 static const CrSymbol driver_symbols[] = {
   DRV (Init, "cuInit"),
   DRV (DriverGetVersion, "cuDriverGetVersion"),
@@ -51,13 +58,16 @@ static const CrSymbol driver_symbols[] = {
   DRV (OccupancyMaxActiveBlocksPerMultiprocessor,
       "cuOccupancyMaxActiveBlocksPerMultiprocessor"),
   DRV (LaunchKernel, "cuLaunchKernel"),
+  DRV (MemcpyDtoDAsync, "cuMemcpyDtoDAsync_v2"),
+  DRV (EventCreate, "cuEventCreate"),
+  DRV (EventDestroy, "cuEventDestroy_v2"),
+  DRV (EventRecord, "cuEventRecord"),
+  DRV (EventSynchronize, "cuEventSynchronize"),
+  /* CUDA 13 renamed it; drivers before 12.8 have only the old name. */
+  DRV_OR (EventElapsedTime, "cuEventElapsedTime_v2", "cuEventElapsedTime"),
 };
 #undef DRV
 
-#define RTC(field, sym, opt) \
-  { \
-    sym, G_STRUCT_OFFSET (CrNvrtc, field), opt \
-  }
 static const CrSymbol nvrtc_symbols[] = {
   RTC (GetErrorString, "nvrtcGetErrorString", FALSE),
   RTC (Version, "nvrtcVersion", FALSE),
@@ -93,6 +103,8 @@ open_library (GPtrArray *candidates, const CrSymbol *symbols, gsize n_symbols,
       gpointer *slot = G_STRUCT_MEMBER_P (table, symbols[s].offset);
       *slot = NULL;
       if (!g_module_symbol (module, symbols[s].symbol, slot)
+          && !(symbols[s].fallback
+              && g_module_symbol (module, symbols[s].fallback, slot))
           && !symbols[s].optional) {
         g_string_append_printf (
             tried, "\n  %s: lacks %s", name, symbols[s].symbol);
