@@ -85,8 +85,8 @@ typedef struct {
       unsigned int gz, unsigned int bx, unsigned int by, unsigned int bz,
       unsigned int smem, CUstream stream, void **params, void **extra);
   /* For timing, in benchmarks. */
-  CUresult (*MemcpyDtoDAsync) (CUdeviceptr dst, CUdeviceptr src, size_t size,
-      CUstream stream);
+  CUresult (*MemcpyDtoDAsync) (
+      CUdeviceptr dst, CUdeviceptr src, size_t size, CUstream stream);
   CUresult (*EventCreate) (CUevent *event, unsigned int flags);
   CUresult (*EventDestroy) (CUevent event);
   CUresult (*EventRecord) (CUevent event, CUstream stream);
