@@ -58,6 +58,7 @@ static const CrSymbol driver_symbols[] = {
   DRV (OccupancyMaxActiveBlocksPerMultiprocessor,
       "cuOccupancyMaxActiveBlocksPerMultiprocessor"),
   DRV (LaunchKernel, "cuLaunchKernel"),
+  DRV (FuncGetAttribute, "cuFuncGetAttribute"),
   DRV (MemcpyDtoDAsync, "cuMemcpyDtoDAsync_v2"),
   DRV (EventCreate, "cuEventCreate"),
   DRV (EventDestroy, "cuEventDestroy_v2"),

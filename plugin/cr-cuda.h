@@ -30,6 +30,8 @@ typedef struct CUevent_st *CUevent;
 #define CU_STREAM_NON_BLOCKING 0x1
 #define CU_MEMORYTYPE_HOST 0x01
 #define CU_MEMORYTYPE_DEVICE 0x02
+#define CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES 3
+#define CU_FUNC_ATTRIBUTE_NUM_REGS 4
 
 typedef struct {
   size_t srcXInBytes, srcY;
@@ -84,6 +86,7 @@ typedef struct {
   CUresult (*LaunchKernel) (CUfunction fn, unsigned int gx, unsigned int gy,
       unsigned int gz, unsigned int bx, unsigned int by, unsigned int bz,
       unsigned int smem, CUstream stream, void **params, void **extra);
+  CUresult (*FuncGetAttribute) (int *value, int attrib, CUfunction fn);
   /* For timing, in benchmarks. */
   CUresult (*MemcpyDtoDAsync) (
       CUdeviceptr dst, CUdeviceptr src, size_t size, CUstream stream);

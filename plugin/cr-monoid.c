@@ -3,6 +3,8 @@
 
 #include "cr-error.h"
 
+#include "cr-resources.h"
+
 #include <gio/gio.h>
 #include <string.h>
 
@@ -305,8 +307,9 @@ compare_names (gconstpointer a, gconstpointer b)
 gchar **
 cr_monoid_builtin_names (void)
 {
-  g_auto (GStrv) files = g_resources_enumerate_children (
-      BUILTIN_PREFIX, G_RESOURCE_LOOKUP_FLAGS_NONE, NULL);
+  g_auto (GStrv) files =
+      g_resource_enumerate_children (cr_resources_get_resource (),
+          BUILTIN_PREFIX, G_RESOURCE_LOOKUP_FLAGS_NONE, NULL);
   g_autoptr (GPtrArray) names = g_ptr_array_new ();
 
   for (guint k = 0; files && files[k]; k++)
@@ -348,8 +351,8 @@ cr_monoid_load (const gchar *name_or_path, GError **error)
 
   g_autofree gchar *path =
       g_strconcat (BUILTIN_PREFIX, name_or_path, ".monoid", NULL);
-  g_autoptr (GBytes) bytes =
-      g_resources_lookup_data (path, G_RESOURCE_LOOKUP_FLAGS_NONE, NULL);
+  g_autoptr (GBytes) bytes = g_resource_lookup_data (
+      cr_resources_get_resource (), path, G_RESOURCE_LOOKUP_FLAGS_NONE, NULL);
   if (bytes == NULL) {
     g_auto (GStrv) names = cr_monoid_builtin_names ();
     g_autofree gchar *list = g_strjoinv (", ", names);

@@ -3,6 +3,8 @@
 
 #include "cr-error.h"
 
+#include "cr-resources.h"
+
 #include <gio/gio.h>
 #include <glib-object.h>
 #include <string.h>
@@ -73,7 +75,7 @@ kernel_template (void)
 {
   static GBytes *bytes;
   if (g_once_init_enter (&bytes)) {
-    GBytes *found = g_resources_lookup_data (
+    GBytes *found = g_resource_lookup_data (cr_resources_get_resource (),
         KERNEL_RESOURCE, G_RESOURCE_LOOKUP_FLAGS_NONE, NULL);
     g_assert (found != NULL); /* compiled into the plugin */
     g_once_init_leave (&bytes, found);

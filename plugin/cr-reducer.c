@@ -5,9 +5,8 @@
 
 #include <string.h>
 
-/* Must match CR_BLOCK_THREADS, CR_UNROLL in kernels/reduce.cu. */
+/* Must match CR_BLOCK_THREADS in kernels/reduce.cu. */
 #define BLOCK_THREADS 256
-#define UNROLL 4
 #define DEFAULT_CHUNK_BYTES (64u << 20)
 /* At least the kernel's CrAccWords: the accumulator rounded up to whole,
  * aligned words. */
@@ -256,6 +255,19 @@ cr_reducer_free (CrReducer *r)
   g_free (r);
 }
 
+gchar *
+cr_reducer_describe (const CrReducer *r)
+{
+  int regs = -1, local = -1;
+  r->device->cu->FuncGetAttribute (
+      &regs, CU_FUNC_ATTRIBUTE_NUM_REGS, r->function);
+  r->device->cu->FuncGetAttribute (
+      &local, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, r->function);
+  return g_strdup_printf ("%d registers, %d bytes of local memory, grid of "
+                          "up to %u blocks of %d threads",
+      regs, local, r->grid_max, BLOCK_THREADS);
+}
+
 const CrProgram *
 cr_reducer_program (const CrReducer *r)
 {
@@ -275,7 +287,10 @@ launch (CrReducer *r, CUdeviceptr data, guint64 n, guint64 index_base,
     gboolean carry, const guint8 *ctx, GError **error)
 {
   const gsize elem = cr_type_size (r->program->in);
-  const guint64 per_block = (guint64)BLOCK_THREADS * UNROLL * (16 / elem);
+  /* At least one 16-byte load per thread: small inputs spread over as many
+   * multiprocessors as they can fill, large ones over a grid that keeps
+   * every multiprocessor full (grid_max, from occupancy). */
+  const guint64 per_block = (guint64)BLOCK_THREADS * (16 / elem);
   guint grid = (guint)MIN (
       (guint64)r->grid_max, MAX ((guint64)1, (n + per_block - 1) / per_block));
   CUdeviceptr carry_ptr = carry ? r->state : 0;

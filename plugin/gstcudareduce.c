@@ -378,10 +378,11 @@ activate (GstCudaReduce *self, CrMonoid *monoid)
       return FALSE;
     }
     const CrCompiled *compiled = cr_reducer_compiled (reducer);
-    GST_INFO_OBJECT (self, "monoid %s on %s input: %s for %s in %.1f ms",
+    g_autofree gchar *shape = cr_reducer_describe (reducer);
+    GST_INFO_OBJECT (self, "monoid %s on %s input: %s for %s in %.1f ms; %s",
         monoid->name, cr_type_name (program->in),
         compiled->from_cache ? "cached image" : "compiled", compiled->target,
-        compiled->seconds * 1e3);
+        compiled->seconds * 1e3, shape);
     if (compiled->log)
       GST_DEBUG_OBJECT (self, "NVRTC log:\n%s", compiled->log);
     entry = g_new0 (CompiledEntry, 1);

@@ -8,6 +8,7 @@
 #include "cr-test-util.h"
 
 #include <gst/app/gstappsrc.h>
+#include <math.h>
 #include <string.h>
 
 static GRand *rand_;
@@ -290,6 +291,61 @@ GST_START_TEST (test_monoid_change_while_playing)
 
 GST_END_TEST;
 
+/* Data far from zero: a sum-of-squares variance would lose every digit
+ * (1e18 squares against a variance of 1/3); mean_var must not. */
+GST_START_TEST (test_mean_var_large_offset)
+{
+  static const struct {
+    CrType type;
+    gdouble offset;
+  } cases[] = { { CR_TYPE_FLOAT64, 1e9 }, { CR_TYPE_FLOAT32, 1e4 } };
+
+  for (guint c = 0; c < G_N_ELEMENTS (cases); c++) {
+    const gsize n = 3000001;
+    GstHarness *h = cr_test_harness (
+        cr_test_tensor_caps (cases[c].type, n), "monoid", "mean_var", NULL);
+    GstBuffer *buf =
+        gst_buffer_new_allocate (NULL, n * cr_type_size (cases[c].type), NULL);
+    GstMapInfo map;
+    long double sum = 0, m2 = 0;
+
+    gst_buffer_map (buf, &map, GST_MAP_WRITE);
+    for (gsize k = 0; k < n; k++) {
+      gdouble x = cases[c].offset + g_rand_double_range (rand_, -1, 1);
+      if (cases[c].type == CR_TYPE_FLOAT32) {
+        gfloat f = (gfloat)x;
+        memcpy (map.data + 4 * k, &f, 4);
+      } else {
+        memcpy (map.data + 8 * k, &x, 8);
+      }
+    }
+    for (gsize k = 0; k < n; k++)
+      sum += cr_test_get_double (cases[c].type, map.data, k);
+    long double mean = sum / n;
+    for (gsize k = 0; k < n; k++) {
+      long double d = cr_test_get_double (cases[c].type, map.data, k) - mean;
+      m2 += d * d;
+    }
+    gst_buffer_unmap (buf, &map);
+    gdouble want_var = (gdouble)(m2 / n), got_mean = 0, got_var = 0;
+
+    fail_unless_equals_int (gst_harness_push (h, buf), GST_FLOW_OK);
+    GstStructure *s = cr_test_pop_result (h);
+    fail_unless (gst_structure_get_double (s, "mean", &got_mean));
+    fail_unless (gst_structure_get_double (s, "variance", &got_var));
+    fail_unless (fabs (got_mean - (gdouble)mean) <= 1e-12 * cases[c].offset,
+        "%s: mean %.17g, reference %.17g", cr_type_name (cases[c].type),
+        got_mean, (gdouble)mean);
+    fail_unless (fabs (got_var - want_var) <= 1e-9 * want_var,
+        "%s: variance %.17g, reference %.17g", cr_type_name (cases[c].type),
+        got_var, want_var);
+    gst_structure_free (s);
+    gst_harness_teardown (h);
+  }
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_many_buffers)
 {
   GstHarness *h = cr_test_harness (
@@ -515,6 +571,7 @@ gpu_element_suite (void)
   tcase_add_test (tc, test_threshold_changes_without_recompiling);
   tcase_add_test (tc, test_context_structure);
   tcase_add_test (tc, test_monoid_change_while_playing);
+  tcase_add_test (tc, test_mean_var_large_offset);
   tcase_add_test (tc, test_many_buffers);
   tcase_add_test (tc, test_two_elements_in_a_pipeline);
   tcase_add_test (tc, test_fault_in_user_monoid);
