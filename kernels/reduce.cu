@@ -138,27 +138,15 @@ cr_reduce (const In *data, unsigned long long n, unsigned long long index_base,
   const unsigned long long n_vec = (n - head) / CR_VEC;
   const unsigned long long vec_base = index_base + head;
   unsigned long long v = tid;
-  if (v + (CR_UNROLL - 1) * nthreads < n_vec) {
-    /* One accumulator per load in flight: their combine chains are
-     * independent, so a monoid whose combine has a long latency (mean_var's
-     * double-precision updates) does not serialise the thread. */
-    Acc lane[CR_UNROLL];
+  for (; v + (CR_UNROLL - 1) * nthreads < n_vec; v += CR_UNROLL * nthreads) {
+    CrVec r[CR_UNROLL];
 #pragma unroll
     for (int u = 0; u < CR_UNROLL; u++)
-      lane[u] = cr_identity (ctx);
-    for (; v + (CR_UNROLL - 1) * nthreads < n_vec; v += CR_UNROLL * nthreads) {
-      CrVec r[CR_UNROLL];
-#pragma unroll
-      for (int u = 0; u < CR_UNROLL; u++)
-        r[u].raw = __ldg (&vec[v + u * nthreads].raw);
-#pragma unroll
-      for (int u = 0; u < CR_UNROLL; u++)
-        lane[u] = cr_fold_vec (lane[u], r[u],
-            vec_base + (v + u * nthreads) * CR_VEC, ctx);
-    }
+      r[u].raw = __ldg (&vec[v + u * nthreads].raw);
 #pragma unroll
     for (int u = 0; u < CR_UNROLL; u++)
-      acc = cr_combine (acc, lane[u], ctx);
+      acc = cr_fold_vec (acc, r[u], vec_base + (v + u * nthreads) * CR_VEC,
+          ctx);
   }
   for (; v < n_vec; v += nthreads) {
     CrVec r;
