@@ -182,16 +182,7 @@ cr_reduce (const In *data, unsigned long long n, unsigned long long index_base,
   if (!is_last)
     return;
 
-  if (gridDim.x > 1 && gridDim.x <= 64) {
-    /* Few partials (small inputs, where latency is all): one warp reads
-     * them, no barrier or shared memory. */
-    if (threadIdx.x >= 32)
-      return;
-    Acc total = cr_identity (ctx);
-    for (unsigned int b = threadIdx.x; b < gridDim.x; b += 32)
-      total = cr_combine (total, cr_load_partial (partials + b), ctx);
-    acc = cr_warp_reduce (total, ctx);
-  } else if (gridDim.x > 1) {
+  if (gridDim.x > 1) {
     Acc total = cr_identity (ctx);
     for (unsigned int b = threadIdx.x; b < gridDim.x; b += CR_BLOCK_THREADS)
       total = cr_combine (total, cr_load_partial (partials + b), ctx);
