@@ -32,6 +32,11 @@ typedef struct CUevent_st *CUevent;
 #define CU_MEMORYTYPE_DEVICE 0x02
 #define CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES 3
 #define CU_FUNC_ATTRIBUTE_NUM_REGS 4
+#define CU_EVENT_DISABLE_TIMING 0x2
+#define CU_MEMHOSTALLOC_PORTABLE 0x01
+#define CU_MEMHOSTALLOC_DEVICEMAP 0x02
+#define CU_MEMHOSTREGISTER_PORTABLE 0x01
+#define CU_MEMHOSTREGISTER_DEVICEMAP 0x02
 
 typedef struct {
   size_t srcXInBytes, srcY;
@@ -87,6 +92,14 @@ typedef struct {
       unsigned int gz, unsigned int bx, unsigned int by, unsigned int bz,
       unsigned int smem, CUstream stream, void **params, void **extra);
   CUresult (*FuncGetAttribute) (int *value, int attrib, CUfunction fn);
+  /* Host memory the GPU reads in place: allocated pinned and mapped, or
+   * ordinary memory registered with the driver. */
+  CUresult (*MemHostAlloc) (void **ptr, size_t size, unsigned int flags);
+  CUresult (*MemHostGetDevicePointer) (
+      CUdeviceptr *dptr, void *ptr, unsigned int flags);
+  CUresult (*MemHostRegister) (void *ptr, size_t size, unsigned int flags);
+  CUresult (*MemHostUnregister) (void *ptr);
+  CUresult (*EventQuery) (CUevent event);
   /* For timing, in benchmarks. */
   CUresult (*MemcpyDtoDAsync) (
       CUdeviceptr dst, CUdeviceptr src, size_t size, CUstream stream);

@@ -2,17 +2,23 @@
 #include "cr-reducer.h"
 
 #include "cr-error.h"
+#include "cr-staging.h"
 
 #include <string.h>
 
 /* Must match CR_BLOCK_THREADS in kernels/reduce.cu. */
 #define BLOCK_THREADS 256
 #define DEFAULT_CHUNK_BYTES (64u << 20)
+/* Pinned memory that pageable input is copied through, per device. */
+#define STAGING_RING_BYTES (32u << 20)
+/* Result slots are allocated this many at a time. */
+#define SLOTS_PER_SLAB 16
 /* At least the kernel's CrAccWords: the accumulator rounded up to whole,
  * aligned words. */
 #define PARTIAL_SLOT(acc) ((acc)->size + 16)
 
 struct _CrDevice {
+  gint refcount;
   const CrDriver *cu;
   gint ordinal;
   gint arch;
@@ -20,7 +26,14 @@ struct _CrDevice {
   gchar name[256];
   CUcontext context;
   CUstream stream;
+  CrStaging *staging; /* created on first use */
 };
+
+/* Where one job's result lands: pinned host memory the kernel writes. */
+typedef struct {
+  guint8 *host;
+  CUdeviceptr device;
+} Slot;
 
 struct _CrReducer {
   CrDevice *device;
@@ -32,10 +45,25 @@ struct _CrReducer {
   CUdeviceptr partials; /* grid_max slots, PARTIAL_SLOT bytes each */
   CUdeviceptr ticket; /* one zeroed unsigned int */
   CUdeviceptr state; /* one Acc: carried between chunks */
-  CUdeviceptr result; /* one Out */
-  CUdeviceptr staging; /* host data copied here */
+  CUdeviceptr result; /* one Out, for cr_reducer_reduce_device */
+  CUdeviceptr staging; /* padded rows are packed here */
   gsize staging_size;
   guint8 *host_result; /* pinned, one Out */
+
+  /* Jobs are submitted from one thread and finished from another. */
+  GMutex lock;
+  GPtrArray *slabs; /* pinned blocks of SLOTS_PER_SLAB slots */
+  GPtrArray *free_slots; /* Slot */
+  GPtrArray *all_slots;
+  GPtrArray *free_events;
+  GPtrArray *all_events;
+};
+
+struct _CrJob {
+  CrReducer *reducer;
+  Slot *slot;
+  CUevent done;
+  guint64 count;
 };
 
 #define CHECK(call, what) \
@@ -78,6 +106,7 @@ cr_device_open (gint ordinal, GError **error)
 
   g_autoptr (CrDevice) d = g_new0 (CrDevice, 1);
   int major = 0, minor = 0;
+  d->refcount = 1;
   d->cu = cu;
   d->ordinal = ordinal < 0 ? 0 : ordinal;
   if ((res = cu->DeviceGet (&dev, d->ordinal)) != CUDA_SUCCESS
@@ -109,16 +138,90 @@ cr_device_open (gint ordinal, GError **error)
   return g_steal_pointer (&d);
 }
 
-void
-cr_device_close (CrDevice *d)
+CrDevice *
+cr_device_ref (CrDevice *d)
 {
-  if (d == NULL)
+  g_atomic_int_inc (&d->refcount);
+  return d;
+}
+
+void
+cr_device_unref (CrDevice *d)
+{
+  if (d == NULL || !g_atomic_int_dec_and_test (&d->refcount))
     return;
   if (d->context) {
+    d->cu->CtxPushCurrent (d->context);
+    cr_staging_free (d->staging);
+    d->cu->CtxPopCurrent (NULL);
     /* Destroying the context frees everything made in it, stream included. */
     d->cu->CtxDestroy (d->context);
   }
   g_free (d);
+}
+
+gpointer
+cr_device_host_alloc (
+    CrDevice *d, gsize size, CUdeviceptr *device_ptr, GError **error)
+{
+  void *ptr = NULL;
+  CUresult res;
+
+  if (!cr_device_push (d, error))
+    return NULL;
+  /* Portable: pinned for every context, so that another element's GPU
+   * work can read it too. */
+  res = d->cu->MemHostAlloc (&ptr, MAX (size, 1),
+      CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP);
+  if (res == CUDA_SUCCESS)
+    res = d->cu->MemHostGetDevicePointer (device_ptr, ptr, 0);
+  if (res != CUDA_SUCCESS) {
+    if (ptr)
+      d->cu->MemFreeHost (ptr);
+    ptr = NULL;
+    cr_cuda_fail (error, res, "Allocating pinned host memory");
+  }
+  cr_device_pop (d);
+  return ptr;
+}
+
+void
+cr_device_host_free (CrDevice *d, gpointer ptr)
+{
+  if (d->cu->CtxPushCurrent (d->context) != CUDA_SUCCESS)
+    return;
+  d->cu->MemFreeHost (ptr);
+  d->cu->CtxPopCurrent (NULL);
+}
+
+gboolean
+cr_device_host_register (CrDevice *d, gpointer ptr, gsize size,
+    CUdeviceptr *device_ptr, GError **error)
+{
+  CUresult res;
+
+  if (!cr_device_push (d, error))
+    return FALSE;
+  res = d->cu->MemHostRegister (
+      ptr, size, CU_MEMHOSTREGISTER_PORTABLE | CU_MEMHOSTREGISTER_DEVICEMAP);
+  if (res == CUDA_SUCCESS) {
+    res = d->cu->MemHostGetDevicePointer (device_ptr, ptr, 0);
+    if (res != CUDA_SUCCESS)
+      d->cu->MemHostUnregister (ptr);
+  }
+  cr_device_pop (d);
+  if (res != CUDA_SUCCESS)
+    return cr_cuda_fail (error, res, "Registering host memory with CUDA");
+  return TRUE;
+}
+
+void
+cr_device_host_unregister (CrDevice *d, gpointer ptr)
+{
+  if (d->cu->CtxPushCurrent (d->context) != CUDA_SUCCESS)
+    return;
+  d->cu->MemHostUnregister (ptr);
+  d->cu->CtxPopCurrent (NULL);
 }
 
 gint
@@ -223,8 +326,14 @@ cr_reducer_new (
     CrDevice *device, const CrProgram *program, gchar **log, GError **error)
 {
   g_autoptr (CrReducer) r = g_new0 (CrReducer, 1);
-  r->device = device;
+  r->device = cr_device_ref (device);
   r->program = program;
+  g_mutex_init (&r->lock);
+  r->slabs = g_ptr_array_new ();
+  r->free_slots = g_ptr_array_new ();
+  r->all_slots = g_ptr_array_new_with_free_func (g_free);
+  r->free_events = g_ptr_array_new ();
+  r->all_events = g_ptr_array_new ();
 
   if (!cr_device_push (device, error))
     return NULL;
@@ -247,11 +356,22 @@ cr_reducer_free (CrReducer *r)
         cu->MemFree (*buffers[k]);
     if (r->host_result)
       cu->MemFreeHost (r->host_result);
+    for (guint k = 0; k < r->slabs->len; k++)
+      cu->MemFreeHost (g_ptr_array_index (r->slabs, k));
+    for (guint k = 0; k < r->all_events->len; k++)
+      cu->EventDestroy (g_ptr_array_index (r->all_events, k));
     if (r->module)
       cu->ModuleUnload (r->module);
     cu->CtxPopCurrent (NULL);
   }
+  g_ptr_array_unref (r->slabs);
+  g_ptr_array_unref (r->free_slots);
+  g_ptr_array_unref (r->all_slots);
+  g_ptr_array_unref (r->free_events);
+  g_ptr_array_unref (r->all_events);
+  g_mutex_clear (&r->lock);
   cr_compiled_free (r->compiled);
+  cr_device_unref (r->device);
   g_free (r);
 }
 
@@ -284,7 +404,7 @@ cr_reducer_compiled (const CrReducer *r)
  * the whole input; @carry folds in the state of the launches before. */
 static gboolean
 launch (CrReducer *r, CUdeviceptr data, guint64 n, guint64 index_base,
-    gboolean carry, const guint8 *ctx, GError **error)
+    gboolean carry, const guint8 *ctx, CUdeviceptr result, GError **error)
 {
   const gsize elem = cr_type_size (r->program->in);
   /* At least one 16-byte load per thread: small inputs spread over as many
@@ -296,24 +416,10 @@ launch (CrReducer *r, CUdeviceptr data, guint64 n, guint64 index_base,
   CUdeviceptr carry_ptr = carry ? r->state : 0;
   guint64 count = index_base + n;
   void *params[] = { &data, &n, &index_base, &r->partials, &r->ticket,
-    &carry_ptr, &r->state, &r->result, &count, (void *)ctx };
+    &carry_ptr, &r->state, &result, &count, (void *)ctx };
   CHECK (r->device->cu->LaunchKernel (r->function, grid, 1, 1, BLOCK_THREADS, 1,
              1, 0, r->device->stream, params, NULL),
       "Launching the reduction");
-  return TRUE;
-}
-
-static gboolean
-fetch_result (CrReducer *r, guint8 *out, GError **error)
-{
-  const CrDriver *cu = r->device->cu;
-  CHECK (cu->MemcpyDtoHAsync (r->host_result, r->result, r->program->out.size,
-             r->device->stream),
-      "Copying the result to the host");
-  CHECK (cu->StreamSynchronize (r->device->stream),
-      "The reduction on the GPU (after a fault in the monoid's code, CUDA "
-      "stays unusable in this process until it restarts)");
-  memcpy (out, r->host_result, r->program->out.size);
   return TRUE;
 }
 
@@ -336,34 +442,51 @@ ensure_staging (CrReducer *r, gsize size, GError **error)
   return TRUE;
 }
 
+/* Pageable host data: copied through the device's pinned ring, which the
+ * kernel reads in place. Copying the next chunk overlaps the GPU's reading
+ * of this one. */
 static gboolean
-reduce_contiguous (CrReducer *r, const guint8 *data, gsize bytes,
-    const guint8 *ctx, GError **error)
+reduce_staged (CrReducer *r, const guint8 *data, gsize bytes, const guint8 *ctx,
+    CUdeviceptr result, GError **error)
 {
+  CrDevice *d = r->device;
   const gsize elem = cr_type_size (r->program->in);
-  const gsize chunk = MIN (cr_reducer_chunk_bytes (), bytes);
 
-  if (bytes == 0)
-    return launch (r, 0, 0, 0, FALSE, ctx, error);
-  if (!ensure_staging (r, chunk, error))
+  if (d->staging == NULL
+      && (d->staging = cr_staging_new (d->cu, STAGING_RING_BYTES, error))
+          == NULL)
     return FALSE;
+  const gsize chunk =
+      MIN (cr_staging_max_chunk (d->staging), cr_reducer_chunk_bytes ());
   for (gsize offset = 0; offset < bytes; offset += chunk) {
     gsize len = MIN (chunk, bytes - offset);
-    CHECK (r->device->cu->MemcpyHtoDAsync (
-               r->staging, data + offset, len, r->device->stream),
-        "Copying the input to the GPU");
-    if (!launch (
-            r, r->staging, len / elem, offset / elem, offset > 0, ctx, error))
+    guint8 *host;
+    CUdeviceptr device;
+    if (!cr_staging_claim (d->staging, len, &host, &device, error))
+      return FALSE;
+    cr_parallel_memcpy (host, data + offset, len);
+    if (!launch (r, device, len / elem, offset / elem, offset > 0, ctx, result,
+            error)
+        || !cr_staging_release (d->staging, d->stream, error))
       return FALSE;
   }
   return TRUE;
 }
 
+/* Memory the GPU reads in place: one launch, however large. */
+static gboolean
+reduce_mapped (CrReducer *r, CUdeviceptr data, gsize bytes, const guint8 *ctx,
+    CUdeviceptr result, GError **error)
+{
+  const gsize elem = cr_type_size (r->program->in);
+  return launch (r, data, bytes / elem, 0, FALSE, ctx, result, error);
+}
+
 /* Rows with padding between them: each copy packs whole rows, so the
  * padding never reaches the device. */
 static gboolean
-reduce_rows (
-    CrReducer *r, const CrHostRegion *region, const guint8 *ctx, GError **error)
+reduce_rows (CrReducer *r, const CrHostRegion *region, const guint8 *ctx,
+    CUdeviceptr result, GError **error)
 {
   const gsize elem = cr_type_size (r->program->in);
   const gsize row_elems = region->row_bytes / elem;
@@ -386,38 +509,180 @@ reduce_rows (
     CHECK (r->device->cu->Memcpy2DAsync (&copy, r->device->stream),
         "Copying the input rows to the GPU");
     if (!launch (r, r->staging, rows * row_elems, row * row_elems, row > 0, ctx,
-            error))
+            result, error))
       return FALSE;
   }
   return TRUE;
 }
 
-gboolean
-cr_reducer_reduce_host (CrReducer *r, const CrHostRegion *region,
-    const guint8 *ctx, guint8 *out, guint64 *count, GError **error)
+/* Jobs */
+
+static gboolean
+take_slot_and_event (CrReducer *r, CrJob *job, GError **error)
+{
+  const CrDriver *cu = r->device->cu;
+  /* Slots hold a whole number of 64-byte lines, so two jobs' results never
+   * share one. */
+  const gsize stride = (MAX (r->program->out.size, 1) + 63) / 64 * 64;
+
+  g_mutex_lock (&r->lock);
+  if (r->free_slots->len == 0) {
+    guint8 *slab = NULL;
+    CUdeviceptr base = 0;
+    CUresult res = cu->MemHostAlloc (
+        (void **)&slab, stride * SLOTS_PER_SLAB, CU_MEMHOSTALLOC_DEVICEMAP);
+    if (res == CUDA_SUCCESS)
+      res = cu->MemHostGetDevicePointer (&base, slab, 0);
+    if (res != CUDA_SUCCESS) {
+      g_mutex_unlock (&r->lock);
+      if (slab)
+        cu->MemFreeHost (slab);
+      return cr_cuda_fail (error, res, "Allocating pinned result memory");
+    }
+    g_ptr_array_add (r->slabs, slab);
+    for (guint k = 0; k < SLOTS_PER_SLAB; k++) {
+      Slot *slot = g_new (Slot, 1);
+      slot->host = slab + k * stride;
+      slot->device = base + k * stride;
+      g_ptr_array_add (r->all_slots, slot);
+      g_ptr_array_add (r->free_slots, slot);
+    }
+  }
+  job->slot =
+      g_ptr_array_steal_index_fast (r->free_slots, r->free_slots->len - 1);
+  if (r->free_events->len > 0)
+    job->done =
+        g_ptr_array_steal_index_fast (r->free_events, r->free_events->len - 1);
+  g_mutex_unlock (&r->lock);
+
+  if (job->done == NULL) {
+    CHECK (cu->EventCreate (&job->done, CU_EVENT_DISABLE_TIMING),
+        "Creating a CUDA event");
+    g_mutex_lock (&r->lock);
+    g_ptr_array_add (r->all_events, job->done);
+    g_mutex_unlock (&r->lock);
+  }
+  return TRUE;
+}
+
+static gboolean
+submit (CrReducer *r, const CrHostRegion *region, const guint8 *ctx, CrJob *job,
+    GError **error)
+{
+  const gsize bytes = region->row_bytes * region->n_rows;
+  CUdeviceptr result = job->slot->device;
+
+  if (bytes == 0) {
+    if (!launch (r, 0, 0, 0, FALSE, ctx, result, error))
+      return FALSE;
+  } else if (region->n_rows > 1 && region->stride != region->row_bytes) {
+    if (!reduce_rows (r, region, ctx, result, error))
+      return FALSE;
+  } else if (region->device) {
+    if (!reduce_mapped (r, region->device, bytes, ctx, result, error))
+      return FALSE;
+  } else if (!reduce_staged (r, region->data, bytes, ctx, result, error)) {
+    return FALSE;
+  }
+  CHECK (r->device->cu->EventRecord (job->done, r->device->stream),
+      "Recording a CUDA event");
+  return TRUE;
+}
+
+CrJob *
+cr_reducer_submit (
+    CrReducer *r, const CrHostRegion *region, const guint8 *ctx, GError **error)
 {
   const gsize elem = cr_type_size (r->program->in);
-  gboolean ok;
 
   if (region->row_bytes % elem != 0) {
     g_set_error (error, CR_ERROR, CR_ERROR_INPUT,
         "The input is %" G_GSIZE_FORMAT " bytes, not a whole number of %s "
         "elements (%" G_GSIZE_FORMAT " bytes each)",
         region->row_bytes, cr_type_name (r->program->in), elem);
-    return FALSE;
+    return NULL;
   }
   if (!cr_device_push (r->device, error))
-    return FALSE;
-  if (region->n_rows <= 1 || region->stride == region->row_bytes)
-    ok = reduce_contiguous (
-        r, region->data, region->row_bytes * region->n_rows, ctx, error);
-  else
-    ok = reduce_rows (r, region, ctx, error);
-  ok = ok && fetch_result (r, out, error);
+    return NULL;
+  CrJob *job = g_new0 (CrJob, 1);
+  job->reducer = r;
+  job->count = region->row_bytes / elem * region->n_rows;
+  gboolean ok = take_slot_and_event (r, job, error)
+      && submit (r, region, ctx, job, error);
   cr_device_pop (r->device);
-  if (ok && count)
-    *count = region->row_bytes / elem * region->n_rows;
+  if (!ok) {
+    cr_job_free (job);
+    return NULL;
+  }
+  return job;
+}
+
+gboolean
+cr_job_is_done (CrJob *job)
+{
+  /* A failed job counts as done: cr_job_finish reports its error. */
+  return job->reducer->device->cu->EventQuery (job->done)
+      != CUDA_ERROR_NOT_READY;
+}
+
+gboolean
+cr_job_finish (CrJob *job, guint8 *out, guint64 *count, GError **error)
+{
+  CrDevice *d = job->reducer->device;
+
+  if (!cr_device_push (d, error))
+    return FALSE;
+  CUresult res = d->cu->EventSynchronize (job->done);
+  cr_device_pop (d);
+  if (res != CUDA_SUCCESS)
+    return cr_cuda_fail (error, res,
+        "The reduction on the GPU (after a fault in the monoid's code, CUDA "
+        "stays unusable in this process until it restarts)");
+  memcpy (out, job->slot->host, job->reducer->program->out.size);
+  if (count)
+    *count = job->count;
+  return TRUE;
+}
+
+void
+cr_job_free (CrJob *job)
+{
+  if (job == NULL)
+    return;
+  CrReducer *r = job->reducer;
+  g_mutex_lock (&r->lock);
+  if (job->slot)
+    g_ptr_array_add (r->free_slots, job->slot);
+  if (job->done)
+    g_ptr_array_add (r->free_events, job->done);
+  g_mutex_unlock (&r->lock);
+  g_free (job);
+}
+
+gboolean
+cr_reducer_reduce_host (CrReducer *r, const CrHostRegion *region,
+    const guint8 *ctx, guint8 *out, guint64 *count, GError **error)
+{
+  CrJob *job = cr_reducer_submit (r, region, ctx, error);
+  if (job == NULL)
+    return FALSE;
+  gboolean ok = cr_job_finish (job, out, count, error);
+  cr_job_free (job);
   return ok;
+}
+
+static gboolean
+fetch_result (CrReducer *r, guint8 *out, GError **error)
+{
+  const CrDriver *cu = r->device->cu;
+  CHECK (cu->MemcpyDtoHAsync (r->host_result, r->result, r->program->out.size,
+             r->device->stream),
+      "Copying the result to the host");
+  CHECK (cu->StreamSynchronize (r->device->stream),
+      "The reduction on the GPU (after a fault in the monoid's code, CUDA "
+      "stays unusable in this process until it restarts)");
+  memcpy (out, r->host_result, r->program->out.size);
+  return TRUE;
 }
 
 gboolean
@@ -426,7 +691,7 @@ cr_reducer_reduce_device (CrReducer *r, CUdeviceptr data, guint64 n,
 {
   if (!cr_device_push (r->device, error))
     return FALSE;
-  gboolean ok = launch (r, data, n, 0, FALSE, ctx, error);
+  gboolean ok = launch (r, data, n, 0, FALSE, ctx, r->result, error);
   if (ok && out)
     ok = fetch_result (r, out, error);
   cr_device_pop (r->device);

@@ -15,10 +15,12 @@ G_BEGIN_DECLS
 typedef struct _CrDevice CrDevice;
 typedef struct _CrReducer CrReducer;
 
-/* @ordinal -1 means the first GPU. */
+/* @ordinal -1 means the first GPU. Reducers, jobs and host memory hold a
+ * reference, so the context lives until the last of them is gone. */
 CrDevice *cr_device_open (gint ordinal, GError **error);
-void cr_device_close (CrDevice *device);
-G_DEFINE_AUTOPTR_CLEANUP_FUNC (CrDevice, cr_device_close)
+CrDevice *cr_device_ref (CrDevice *device);
+void cr_device_unref (CrDevice *device);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (CrDevice, cr_device_unref)
 
 gint cr_device_ordinal (const CrDevice *device);
 /* Compute capability as major * 10 + minor. */
@@ -28,6 +30,17 @@ const gchar *cr_device_name (const CrDevice *device);
 gboolean cr_device_push (CrDevice *device, GError **error);
 void cr_device_pop (CrDevice *device);
 CUstream cr_device_stream (const CrDevice *device);
+
+/* Pinned host memory mapped for the GPU, which kernels read in place at
+ * *@device_ptr. Callers hold a device reference until they free it. */
+gpointer cr_device_host_alloc (
+    CrDevice *device, gsize size, CUdeviceptr *device_ptr, GError **error);
+void cr_device_host_free (CrDevice *device, gpointer ptr);
+/* Pins and maps ordinary host memory until unregistered. Costly (about
+ * 20 GB/s of pinning), so worth it only for memory that is used again. */
+gboolean cr_device_host_register (CrDevice *device, gpointer ptr, gsize size,
+    CUdeviceptr *device_ptr, GError **error);
+void cr_device_host_unregister (CrDevice *device, gpointer ptr);
 
 /* Compiles @program for the device (through the disk cache) and loads it.
  * On a compile error, *@log receives NVRTC's log. The program must outlive
@@ -50,11 +63,30 @@ typedef struct {
   gsize row_bytes;
   gsize n_rows;
   gsize stride;
+  /* Where the GPU reads data in place (pinned, mapped memory), or 0 for
+   * memory that must be copied. */
+  CUdeviceptr device;
 } CrHostRegion;
 
-/* Reduces @region with context @ctx (program->ctx.size bytes) and writes the
- * result (program->out.size bytes) to @out and the count of elements to
- * @count. Blocks until the result is on the host. */
+/* A reduction submitted on the device's stream whose result comes later. */
+typedef struct _CrJob CrJob;
+
+/* Queues the reduction of @region with context @ctx and returns without
+ * waiting for the GPU. The host data must stay valid and unchanged until
+ * the job is finished. Pageable data is copied before this returns. */
+CrJob *cr_reducer_submit (CrReducer *reducer, const CrHostRegion *region,
+    const guint8 *ctx, GError **error);
+/* Whether cr_job_finish would return at once. */
+gboolean cr_job_is_done (CrJob *job);
+/* Waits for the job and writes its result (program->out.size bytes) to @out
+ * and its count of elements to @count. */
+gboolean cr_job_finish (
+    CrJob *job, guint8 *out, guint64 *count, GError **error);
+/* Before the reducer is freed, and only after finishing (or when the stream
+ * is known to be idle). */
+void cr_job_free (CrJob *job);
+
+/* Submits and finishes one job: blocks until the result is on the host. */
 gboolean cr_reducer_reduce_host (CrReducer *reducer, const CrHostRegion *region,
     const guint8 *ctx, guint8 *out, guint64 *count, GError **error);
 
