@@ -66,6 +66,28 @@ cr_caps_structure_types (const GstStructure *s)
   return types;
 }
 
+/* Elements times their size, from NNStreamer's "d1:d2:..." dimensions; 0
+ * when absent or not a plain list of positive numbers. */
+static gsize
+tensor_bytes (const GstStructure *s, CrType type)
+{
+  const gchar *dims = gst_structure_get_string (s, "dimensions");
+  guint64 elements = 1;
+
+  if (dims == NULL || *dims == '\0')
+    return 0;
+  g_auto (GStrv) parts = g_strsplit (dims, ":", -1);
+  for (guint k = 0; parts[k]; k++) {
+    guint64 d = 0;
+    if (!g_ascii_string_to_unsigned (parts[k], 10, 1, G_MAXUINT32, &d, NULL))
+      return 0;
+    elements *= d;
+    if (elements > G_MAXSIZE / 16)
+      return 0;
+  }
+  return elements * cr_type_size (type);
+}
+
 gboolean
 cr_input_format_from_caps (const GstCaps *caps, CrInputFormat *fmt)
 {
@@ -86,9 +108,13 @@ cr_input_format_from_caps (const GstCaps *caps, CrInputFormat *fmt)
   }
   if (strcmp (media, "video/x-raw") == 0) {
     fmt->family = CR_INPUT_VIDEO;
-    return gst_video_info_from_caps (&fmt->video, caps);
+    if (!gst_video_info_from_caps (&fmt->video, caps))
+      return FALSE;
+    fmt->frame_bytes = GST_VIDEO_INFO_SIZE (&fmt->video);
+    return TRUE;
   }
   fmt->family = CR_INPUT_TENSOR;
+  fmt->frame_bytes = tensor_bytes (s, fmt->type);
   return TRUE;
 }
 

@@ -39,6 +39,9 @@ typedef struct {
   gint rate; /* audio */
   gint channels; /* audio */
   GstVideoInfo video; /* video */
+  /* The size of one buffer when the caps fix it (video frames, tensors with
+   * dimensions), else 0. */
+  gsize frame_bytes;
 } CrInputFormat;
 
 gboolean cr_input_format_from_caps (const GstCaps *caps, CrInputFormat *fmt);

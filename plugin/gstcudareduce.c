@@ -1,8 +1,9 @@
 /* gstcudareduce.c: the cudareduce element.
  *
  * A thin GstBaseTransform over the engine: properties become a CrMonoid,
- * caps pick the input type, and each buffer becomes one call of
- * cr_reducer_reduce_host(). Everything CUDA-specific lives below. */
+ * caps pick the input type, and each buffer becomes one job submitted with
+ * cr_reducer_submit() and finished, in order, by the source pad's task.
+ * Everything CUDA-specific lives below. */
 
 /**
  * SECTION:element-cudareduce
@@ -41,6 +42,7 @@
 #include "cr-error.h"
 #include "cr-reducer.h"
 #include "gstcudareduce-caps.h"
+#include "gstcudareduce-memory.h"
 
 #include <gst/audio/audio.h>
 #include <gst/video/video.h>
@@ -54,6 +56,8 @@ GST_DEBUG_CATEGORY_STATIC (gst_cuda_reduce_debug);
 #define DEFAULT_DEVICE_ID -1
 #define DEFAULT_OUTPUT GST_CUDA_REDUCE_OUTPUT_MESSAGE
 #define DEFAULT_POST_MESSAGES TRUE
+#define DEFAULT_ASYNC_DEPTH 8
+#define MAX_ASYNC_DEPTH 64
 
 enum {
   PROP_0,
@@ -70,6 +74,7 @@ enum {
   PROP_CUDA_DEVICE_ID,
   PROP_OUTPUT,
   PROP_POST_MESSAGES,
+  PROP_ASYNC_DEPTH,
 };
 
 /* The inline monoid's texts, indexed by PROP_ACCUMULATOR... PROP_FINALIZE. */
@@ -96,6 +101,7 @@ struct _GstCudaReduce {
   gint device_id;
   GstCudaReduceOutput output;
   gboolean post_messages;
+  guint async_depth;
   guint monoid_serial;
   guint context_serial;
 
@@ -113,7 +119,20 @@ struct _GstCudaReduce {
   guint8 *context_bytes;
   guint packed_serial;
   CrProgram *packed_program;
-  guint8 *result_bytes;
+  guint tensor_fields; /* negotiated output tensors */
+  GstAllocator *allocator; /* pinned memory proposed upstream */
+
+  /* Buffers in flight, between the streaming thread and the source pad's
+   * task; under queue_lock. */
+  GMutex queue_lock;
+  GCond queue_cond;
+  GQueue queue; /* Pending, oldest first */
+  guint in_flight; /* queued, or being finished by the task */
+  guint depth; /* async-depth while running */
+  gboolean flushing;
+  GstFlowReturn flow; /* the task's last push, once not OK */
+  GstClockTime last_duration;
+  GstPadActivateModeFunction base_src_activate_mode;
 };
 
 #define gst_cuda_reduce_parent_class parent_class
@@ -232,6 +251,9 @@ gst_cuda_reduce_set_property (
     case PROP_POST_MESSAGES:
       self->post_messages = g_value_get_boolean (value);
       break;
+    case PROP_ASYNC_DEPTH:
+      self->async_depth = g_value_get_uint (value);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -274,6 +296,9 @@ gst_cuda_reduce_get_property (
       break;
     case PROP_POST_MESSAGES:
       g_value_set_boolean (value, self->post_messages);
+      break;
+    case PROP_ASYNC_DEPTH:
+      g_value_set_uint (value, self->async_depth);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -394,8 +419,6 @@ activate (GstCudaReduce *self, CrMonoid *monoid)
   self->active = entry;
   g_clear_pointer (&self->active_monoid, cr_monoid_unref);
   self->active_monoid = cr_monoid_ref (monoid);
-  g_free (self->result_bytes);
-  self->result_bytes = g_malloc0 (entry->program->out.size);
   return TRUE;
 }
 
@@ -457,6 +480,8 @@ pack_context (GstCudaReduce *self)
 
 /* Life cycle */
 
+static void drop_pending (GstCudaReduce *self);
+
 static gboolean
 gst_cuda_reduce_start (GstBaseTransform *trans)
 {
@@ -472,6 +497,7 @@ gst_cuda_reduce_start (GstBaseTransform *trans)
   }
   GST_OBJECT_LOCK (self);
   gint device_id = self->device_id;
+  guint depth = self->async_depth;
   GST_OBJECT_UNLOCK (self);
   self->device = cr_device_open (device_id, &error);
   if (self->device == NULL) {
@@ -483,6 +509,11 @@ gst_cuda_reduce_start (GstBaseTransform *trans)
       cr_device_arch (self->device));
   self->compiled = g_hash_table_new_full (
       g_str_hash, g_str_equal, NULL, compiled_entry_free);
+  self->allocator = gst_cuda_reduce_host_allocator_new (self->device);
+  g_mutex_lock (&self->queue_lock);
+  self->depth = depth;
+  self->last_duration = GST_CLOCK_TIME_NONE;
+  g_mutex_unlock (&self->queue_lock);
   return TRUE;
 }
 
@@ -491,14 +522,18 @@ gst_cuda_reduce_stop (GstBaseTransform *trans)
 {
   GstCudaReduce *self = GST_CUDA_REDUCE (trans);
 
+  /* The source pad's task stopped when the pad was deactivated. */
+  drop_pending (self);
   self->active = NULL;
   self->packed_program = NULL;
   self->have_format = FALSE;
   g_clear_pointer (&self->active_monoid, cr_monoid_unref);
   g_clear_pointer (&self->compiled, g_hash_table_unref);
-  g_clear_pointer (&self->device, cr_device_close);
+  g_clear_pointer (&self->device, cr_device_unref);
   g_clear_pointer (&self->context_bytes, g_free);
-  g_clear_pointer (&self->result_bytes, g_free);
+  /* Memory upstream still holds keeps the allocator, and so the context,
+   * alive. */
+  gst_clear_object (&self->allocator);
   return TRUE;
 }
 
@@ -564,10 +599,31 @@ gst_cuda_reduce_set_caps (
     return FALSE;
   }
   /* Compile now, never per buffer. */
-  return activate (self, monoid);
+  if (!activate (self, monoid))
+    return FALSE;
+  self->tensor_fields = self->active->program->out.n_fields;
+  return TRUE;
 }
 
-/* Results */
+/* Results
+ *
+ * Buffers are reduced asynchronously: the streaming thread submits each one
+ * on the device's stream and queues it as a Pending; a task on the source
+ * pad finishes them in order, as the GPU completes them, posting results
+ * and pushing buffers. At most async-depth buffers are in flight; the
+ * streaming thread waits for room. Serialized events wait until everything
+ * before them has been pushed, so nothing overtakes a buffer. */
+
+typedef struct {
+  GstBuffer *buffer; /* the input, mapped until the GPU is done with it */
+  gboolean is_frame;
+  GstVideoFrame frame;
+  GstMapInfo map;
+  CrJob *job;
+  const CrProgram *program; /* owned by the element's compiled table */
+  CrMonoid *monoid;
+  GstClockTime timestamp, stream_time, running_time;
+} Pending;
 
 static GstClockTime
 buffer_duration (GstCudaReduce *self, GstBuffer *buf, guint64 count)
@@ -585,79 +641,145 @@ buffer_duration (GstCudaReduce *self, GstBuffer *buf, guint64 count)
   return GST_CLOCK_TIME_NONE;
 }
 
+/* Waits for the GPU (a job's memory may still be read) and releases
+ * everything the pending buffer holds. */
 static void
-post_result (GstCudaReduce *self, GstBuffer *buf, guint64 count)
+pending_free (Pending *p)
+{
+  if (p->job) {
+    guint8 scratch[256];
+    guint8 *out = p->program->out.size <= sizeof scratch
+        ? scratch
+        : g_malloc (p->program->out.size);
+    cr_job_finish (p->job, out, NULL, NULL);
+    if (out != scratch)
+      g_free (out);
+    cr_job_free (p->job);
+  }
+  if (p->is_frame)
+    gst_video_frame_unmap (&p->frame);
+  else if (p->map.memory)
+    gst_buffer_unmap (p->buffer, &p->map);
+  gst_clear_buffer (&p->buffer);
+  g_clear_pointer (&p->monoid, cr_monoid_unref);
+  g_free (p);
+}
+
+/* Maps @buf and submits its reduction; posts the error on failure. Takes
+ * @buf. */
+static Pending *
+submit_buffer (GstCudaReduce *self, GstBuffer *buf)
 {
   GstBaseTransform *trans = GST_BASE_TRANSFORM (self);
-  const CrLayout *out = &self->active->program->out;
-  GstClockTime ts = GST_BUFFER_PTS (buf);
+  g_autoptr (GError) error = NULL;
+  CrHostRegion region = { 0 };
+  GstMemory *mem = NULL;
+  const guint8 *map_data;
+
+  if (!self->have_format || !follow_monoid (self) || !pack_context (self)) {
+    gst_buffer_unref (buf);
+    return NULL;
+  }
+  Pending *p = g_new0 (Pending, 1);
+  p->buffer = buf;
+  p->program = self->active->program;
+  p->monoid = cr_monoid_ref (self->active_monoid);
+  p->timestamp = GST_BUFFER_PTS (buf);
+  p->stream_time = gst_segment_to_stream_time (
+      &trans->segment, GST_FORMAT_TIME, p->timestamp);
+  p->running_time = gst_segment_to_running_time (
+      &trans->segment, GST_FORMAT_TIME, p->timestamp);
+
+  if (self->format.family == CR_INPUT_VIDEO) {
+    /* Honours GstVideoMeta strides; only each row's visible pixels reach
+     * the GPU. */
+    if (!gst_video_frame_map (
+            &p->frame, &self->format.video, buf, GST_MAP_READ)) {
+      GST_ELEMENT_ERROR (self, STREAM, FORMAT, ("Cannot map a video frame"),
+          ("the buffer of %" G_GSIZE_FORMAT
+           " bytes is too small for %" GST_PTR_FORMAT,
+              gst_buffer_get_size (buf), buf));
+      pending_free (p);
+      return NULL;
+    }
+    p->is_frame = TRUE;
+    region.data = GST_VIDEO_FRAME_PLANE_DATA (&p->frame, 0);
+    region.row_bytes = GST_VIDEO_FRAME_WIDTH (&p->frame)
+        * GST_VIDEO_FRAME_COMP_PSTRIDE (&p->frame, 0);
+    region.n_rows = GST_VIDEO_FRAME_HEIGHT (&p->frame);
+    region.stride = GST_VIDEO_FRAME_PLANE_STRIDE (&p->frame, 0);
+    map_data = p->frame.map[0].data;
+  } else {
+    if (!gst_buffer_map (buf, &p->map, GST_MAP_READ)) {
+      GST_ELEMENT_ERROR (
+          self, STREAM, FAILED, ("Cannot map the input buffer"), (NULL));
+      pending_free (p);
+      return NULL;
+    }
+    region.data = p->map.data;
+    region.row_bytes = p->map.size;
+    region.n_rows = 1;
+    region.stride = p->map.size;
+    map_data = p->map.data;
+  }
+  /* A buffer of several memories maps as a merged copy, which is copied
+   * again; one memory may be read in place. */
+  if (gst_buffer_n_memory (buf) == 1)
+    mem = gst_buffer_peek_memory (buf, 0);
+  if (mem && (region.n_rows <= 1 || region.stride == region.row_bytes))
+    region.device = gst_cuda_reduce_memory_device_address (mem, map_data,
+        region.data, region.row_bytes * region.n_rows, self->device);
+
+  p->job = cr_reducer_submit (
+      self->active->reducer, &region, self->context_bytes, &error);
+  if (p->job == NULL) {
+    post_error (self, error, NULL);
+    pending_free (p);
+    return NULL;
+  }
+  return p;
+}
+
+static void
+post_result (
+    GstCudaReduce *self, Pending *p, const guint8 *result, guint64 count)
+{
+  const CrLayout *out = &p->program->out;
   GstStructure *s = gst_structure_new ("cudareduce", "timestamp", G_TYPE_UINT64,
-      ts, "stream-time", G_TYPE_UINT64,
-      gst_segment_to_stream_time (&trans->segment, GST_FORMAT_TIME, ts),
-      "running-time", G_TYPE_UINT64,
-      gst_segment_to_running_time (&trans->segment, GST_FORMAT_TIME, ts),
-      "duration", G_TYPE_UINT64, buffer_duration (self, buf, count), "monoid",
-      G_TYPE_STRING, self->active_monoid->name, "count", G_TYPE_UINT64, count,
-      NULL);
+      p->timestamp, "stream-time", G_TYPE_UINT64, p->stream_time,
+      "running-time", G_TYPE_UINT64, p->running_time, "duration", G_TYPE_UINT64,
+      buffer_duration (self, p->buffer, count), "monoid", G_TYPE_STRING,
+      p->monoid->name, "count", G_TYPE_UINT64, count, NULL);
 
   for (guint f = 0; f < out->n_fields; f++) {
     GValue value = G_VALUE_INIT;
-    cr_type_to_gvalue (
-        out->types[f], self->result_bytes + out->offsets[f], &value);
+    cr_type_to_gvalue (out->types[f], result + out->offsets[f], &value);
     gst_structure_take_value (s, out->names[f], &value);
   }
   gst_element_post_message (
       GST_ELEMENT (self), gst_message_new_element (GST_OBJECT (self), s));
 }
 
-/* Reduces @buf into self->result_bytes; posts the error on failure. */
-static gboolean
-reduce_buffer (GstCudaReduce *self, GstBuffer *buf, guint64 *count)
+/* One memory per tensor, as NNStreamer expects of other/tensors. */
+static GstBuffer *
+tensor_buffer (Pending *p, const guint8 *result)
 {
-  g_autoptr (GError) error = NULL;
-  CrHostRegion region = { 0 };
-  GstVideoFrame frame;
-  GstMapInfo map;
-  gboolean ok;
+  const CrLayout *out = &p->program->out;
+  GstBuffer *buf = gst_buffer_new ();
 
-  if (!self->have_format || !follow_monoid (self) || !pack_context (self))
-    return FALSE;
-
-  if (self->format.family == CR_INPUT_VIDEO) {
-    /* Honours GstVideoMeta strides; only each row's visible pixels are
-     * copied to the GPU. */
-    if (!gst_video_frame_map (&frame, &self->format.video, buf, GST_MAP_READ)) {
-      GST_ELEMENT_ERROR (self, STREAM, FORMAT, ("Cannot map a video frame"),
-          ("the buffer of %" G_GSIZE_FORMAT
-           " bytes is too small for %" GST_PTR_FORMAT,
-              gst_buffer_get_size (buf), buf));
-      return FALSE;
-    }
-    region.data = GST_VIDEO_FRAME_PLANE_DATA (&frame, 0);
-    region.row_bytes = GST_VIDEO_FRAME_WIDTH (&frame)
-        * GST_VIDEO_FRAME_COMP_PSTRIDE (&frame, 0);
-    region.n_rows = GST_VIDEO_FRAME_HEIGHT (&frame);
-    region.stride = GST_VIDEO_FRAME_PLANE_STRIDE (&frame, 0);
-    ok = cr_reducer_reduce_host (self->active->reducer, &region,
-        self->context_bytes, self->result_bytes, count, &error);
-    gst_video_frame_unmap (&frame);
-  } else {
-    if (!gst_buffer_map (buf, &map, GST_MAP_READ)) {
-      GST_ELEMENT_ERROR (
-          self, STREAM, FAILED, ("Cannot map the input buffer"), (NULL));
-      return FALSE;
-    }
-    region.data = map.data;
-    region.row_bytes = map.size;
-    region.n_rows = 1;
-    region.stride = map.size;
-    ok = cr_reducer_reduce_host (self->active->reducer, &region,
-        self->context_bytes, self->result_bytes, count, &error);
-    gst_buffer_unmap (buf, &map);
+  for (guint f = 0; f < out->n_fields; f++) {
+    gsize size = cr_type_size (out->types[f]);
+    gst_buffer_append_memory (buf, gst_allocator_alloc (NULL, size, NULL));
   }
-  if (!ok)
-    post_error (self, error, NULL);
-  return ok;
+  gsize offset = 0;
+  for (guint f = 0; f < out->n_fields; f++) {
+    gsize size = cr_type_size (out->types[f]);
+    gst_buffer_fill (buf, offset, result + out->offsets[f], size);
+    offset += size;
+  }
+  gst_buffer_copy_into (buf, p->buffer,
+      GST_BUFFER_COPY_FLAGS | GST_BUFFER_COPY_TIMESTAMPS, 0, -1);
+  return buf;
 }
 
 static gboolean
@@ -669,72 +791,307 @@ should_post (GstCudaReduce *self)
   return post;
 }
 
+/* Waits for @p's result, posts it and pushes the buffer (or the tensors)
+ * downstream. Takes @p. */
 static GstFlowReturn
-gst_cuda_reduce_transform_ip (GstBaseTransform *trans, GstBuffer *buf)
+finish_pending (GstCudaReduce *self, Pending *p)
 {
-  GstCudaReduce *self = GST_CUDA_REDUCE (trans);
+  g_autoptr (GError) error = NULL;
+  g_autofree guint8 *result = g_malloc0 (MAX (p->program->out.size, 1));
   guint64 count = 0;
+  GstBuffer *out;
 
-  if (!reduce_buffer (self, buf, &count))
+  gboolean ok = cr_job_finish (p->job, result, &count, &error);
+  cr_job_free (g_steal_pointer (&p->job));
+  if (!ok) {
+    /* Refuse further buffers before anyone can see the error. */
+    g_mutex_lock (&self->queue_lock);
+    self->flow = GST_FLOW_ERROR;
+    g_mutex_unlock (&self->queue_lock);
+    post_error (self, error, NULL);
+    pending_free (p);
     return GST_FLOW_ERROR;
-  if (should_post (self))
-    post_result (self, buf, count);
-  return GST_FLOW_OK;
-}
-
-static GstFlowReturn
-gst_cuda_reduce_prepare_output_buffer (
-    GstBaseTransform *trans, GstBuffer *inbuf, GstBuffer **outbuf)
-{
-  GstCudaReduce *self = GST_CUDA_REDUCE (trans);
-
-  if (gst_base_transform_is_passthrough (trans))
-    return GST_BASE_TRANSFORM_CLASS (parent_class)
-        ->prepare_output_buffer (trans, inbuf, outbuf);
-  if (self->active == NULL) {
-    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, (NULL),
-        ("no caps were set before the first buffer"));
-    return GST_FLOW_NOT_NEGOTIATED;
   }
-  /* One memory per tensor, as NNStreamer expects of other/tensors. */
-  const CrLayout *out = &self->active->program->out;
-  *outbuf = gst_buffer_new ();
-  for (guint f = 0; f < out->n_fields; f++)
-    gst_buffer_append_memory (*outbuf,
-        gst_allocator_alloc (NULL, cr_type_size (out->types[f]), NULL));
-  gst_buffer_copy_into (*outbuf, inbuf,
-      GST_BUFFER_COPY_FLAGS | GST_BUFFER_COPY_TIMESTAMPS, 0, -1);
-  return GST_FLOW_OK;
+  if (should_post (self))
+    post_result (self, p, result, count);
+  if (self->output == GST_CUDA_REDUCE_OUTPUT_TENSOR)
+    out = tensor_buffer (p, result);
+  else
+    out = gst_buffer_ref (p->buffer);
+  pending_free (p);
+  return gst_pad_push (GST_BASE_TRANSFORM_SRC_PAD (self), out);
+}
+
+static void
+drop_pending (GstCudaReduce *self)
+{
+  Pending *p;
+  g_mutex_lock (&self->queue_lock);
+  while ((p = g_queue_pop_head (&self->queue)) != NULL) {
+    pending_free (p);
+    self->in_flight--;
+  }
+  g_cond_broadcast (&self->queue_cond);
+  g_mutex_unlock (&self->queue_lock);
+}
+
+static void
+src_loop (gpointer data)
+{
+  GstCudaReduce *self = data;
+  GstPad *srcpad = GST_BASE_TRANSFORM_SRC_PAD (self);
+
+  g_mutex_lock (&self->queue_lock);
+  while (!self->flushing && g_queue_is_empty (&self->queue))
+    g_cond_wait (&self->queue_cond, &self->queue_lock);
+  if (self->flushing) {
+    g_mutex_unlock (&self->queue_lock);
+    gst_pad_pause_task (srcpad);
+    return;
+  }
+  Pending *p = g_queue_pop_head (&self->queue);
+  g_mutex_unlock (&self->queue_lock);
+
+  GstFlowReturn ret = finish_pending (self, p);
+
+  g_mutex_lock (&self->queue_lock);
+  self->in_flight--;
+  if (ret != GST_FLOW_OK && self->flow == GST_FLOW_OK)
+    self->flow = ret;
+  g_cond_broadcast (&self->queue_cond);
+  g_mutex_unlock (&self->queue_lock);
+  if (ret != GST_FLOW_OK) {
+    GST_DEBUG_OBJECT (self, "pausing: %s", gst_flow_get_name (ret));
+    gst_pad_pause_task (srcpad);
+  }
+}
+
+/* Until everything submitted has been pushed, or cannot be. */
+static void
+drain (GstCudaReduce *self)
+{
+  g_mutex_lock (&self->queue_lock);
+  while (!self->flushing && self->flow == GST_FLOW_OK && self->in_flight > 0)
+    g_cond_wait (&self->queue_cond, &self->queue_lock);
+  g_mutex_unlock (&self->queue_lock);
 }
 
 static GstFlowReturn
-gst_cuda_reduce_transform (
-    GstBaseTransform *trans, GstBuffer *inbuf, GstBuffer *outbuf)
+gst_cuda_reduce_submit_input_buffer (
+    GstBaseTransform *trans, gboolean is_discont, GstBuffer *buf)
 {
   GstCudaReduce *self = GST_CUDA_REDUCE (trans);
-  guint64 count = 0;
+  GstFlowReturn ret;
 
-  if (!reduce_buffer (self, inbuf, &count))
-    return GST_FLOW_ERROR;
-  const CrLayout *out = &self->active->program->out;
-  if (gst_buffer_n_memory (outbuf) != out->n_fields) {
-    /* The monoid changed its output fields since caps were negotiated. */
+  /* The base class sends new caps downstream from here when the output
+   * must renegotiate: everything before them goes first. */
+  if (gst_pad_needs_reconfigure (GST_BASE_TRANSFORM_SRC_PAD (trans)))
+    drain (self);
+  ret = GST_BASE_TRANSFORM_CLASS (parent_class)
+            ->submit_input_buffer (trans, is_discont, buf);
+  buf = g_steal_pointer (&trans->queued_buf);
+  if (ret != GST_FLOW_OK || buf == NULL) {
+    gst_clear_buffer (&buf);
+    return ret;
+  }
+
+  g_mutex_lock (&self->queue_lock);
+  while (!self->flushing && self->flow == GST_FLOW_OK
+      && self->in_flight >= self->depth)
+    g_cond_wait (&self->queue_cond, &self->queue_lock);
+  ret = self->flushing ? GST_FLOW_FLUSHING : self->flow;
+  g_mutex_unlock (&self->queue_lock);
+  if (ret != GST_FLOW_OK) {
+    gst_buffer_unref (buf);
+    return ret;
+  }
+
+  if (self->output == GST_CUDA_REDUCE_OUTPUT_TENSOR && self->active
+      && self->active->program->out.n_fields != self->tensor_fields) {
     GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
         ("The monoid's output fields changed; the stream must renegotiate"),
-        ("%u tensors negotiated, %u now", gst_buffer_n_memory (outbuf),
-            out->n_fields));
+        ("%u tensors negotiated, %u now", self->tensor_fields,
+            self->active->program->out.n_fields));
+    gst_buffer_unref (buf);
     return GST_FLOW_NOT_NEGOTIATED;
   }
-  gsize offset = 0;
-  for (guint f = 0; f < out->n_fields; f++) {
-    gsize size = cr_type_size (out->types[f]);
-    gst_buffer_fill (
-        outbuf, offset, self->result_bytes + out->offsets[f], size);
-    offset += size;
+  Pending *p = submit_buffer (self, buf);
+  if (p == NULL)
+    return GST_FLOW_ERROR;
+
+  g_mutex_lock (&self->queue_lock);
+  if (self->flushing) {
+    g_mutex_unlock (&self->queue_lock);
+    pending_free (p);
+    return GST_FLOW_FLUSHING;
   }
-  if (should_post (self))
-    post_result (self, inbuf, count);
+  g_queue_push_tail (&self->queue, p);
+  self->in_flight++;
+  if (GST_BUFFER_DURATION_IS_VALID (p->buffer))
+    self->last_duration = GST_BUFFER_DURATION (p->buffer);
+  g_cond_broadcast (&self->queue_cond);
+  g_mutex_unlock (&self->queue_lock);
+  /* Started on the first buffer and again after a flush or an error
+   * paused it; starting a started task does nothing. */
+  gst_pad_start_task (GST_BASE_TRANSFORM_SRC_PAD (trans), src_loop, self, NULL);
   return GST_FLOW_OK;
+}
+
+/* Buffers leave from the source pad's task, never from here. */
+static GstFlowReturn
+gst_cuda_reduce_generate_output (GstBaseTransform *trans, GstBuffer **outbuf)
+{
+  *outbuf = NULL;
+  return GST_FLOW_OK;
+}
+
+static gboolean
+gst_cuda_reduce_sink_event (GstBaseTransform *trans, GstEvent *event)
+{
+  GstCudaReduce *self = GST_CUDA_REDUCE (trans);
+  GstPad *srcpad = GST_BASE_TRANSFORM_SRC_PAD (trans);
+  gboolean ret;
+
+  switch (GST_EVENT_TYPE (event)) {
+    case GST_EVENT_FLUSH_START:
+      g_mutex_lock (&self->queue_lock);
+      self->flushing = TRUE;
+      g_cond_broadcast (&self->queue_cond);
+      g_mutex_unlock (&self->queue_lock);
+      /* Downstream now refuses the task's pushes, so it stops soon. */
+      ret = GST_BASE_TRANSFORM_CLASS (parent_class)->sink_event (trans, event);
+      gst_pad_pause_task (srcpad);
+      return ret;
+    case GST_EVENT_FLUSH_STOP:
+      drop_pending (self);
+      g_mutex_lock (&self->queue_lock);
+      self->flushing = FALSE;
+      self->flow = GST_FLOW_OK;
+      g_mutex_unlock (&self->queue_lock);
+      break;
+    default:
+      /* EOS, segments, caps, tags, gaps: after the buffers before them. */
+      if (GST_EVENT_IS_SERIALIZED (event))
+        drain (self);
+      break;
+  }
+  return GST_BASE_TRANSFORM_CLASS (parent_class)->sink_event (trans, event);
+}
+
+/* Deactivating the source pad must wake and stop the task before the base
+ * class waits for the pad's streaming to end. */
+static gboolean
+src_activate_mode (
+    GstPad *pad, GstObject *parent, GstPadMode mode, gboolean active)
+{
+  GstCudaReduce *self = GST_CUDA_REDUCE (parent);
+
+  g_mutex_lock (&self->queue_lock);
+  self->flushing = !active;
+  self->flow = GST_FLOW_OK;
+  g_cond_broadcast (&self->queue_cond);
+  g_mutex_unlock (&self->queue_lock);
+  if (!active)
+    gst_pad_stop_task (pad);
+  return self->base_src_activate_mode (pad, parent, mode, active);
+}
+
+static gboolean
+gst_cuda_reduce_query (
+    GstBaseTransform *trans, GstPadDirection direction, GstQuery *query)
+{
+  GstCudaReduce *self = GST_CUDA_REDUCE (trans);
+
+  if (direction != GST_PAD_SRC || GST_QUERY_TYPE (query) != GST_QUERY_LATENCY)
+    return GST_BASE_TRANSFORM_CLASS (parent_class)
+        ->query (trans, direction, query);
+
+  if (!gst_pad_peer_query (GST_BASE_TRANSFORM_SINK_PAD (trans), query))
+    return FALSE;
+  gboolean live;
+  GstClockTime min, max;
+  gst_query_parse_latency (query, &live, &min, &max);
+  /* A buffer leaves as soon as the GPU has reduced it (micro- to
+   * milliseconds), so the minimum is unchanged. Up to async-depth buffers
+   * can wait here when downstream is slow: that much more can be held. */
+  g_mutex_lock (&self->queue_lock);
+  GstClockTime held = GST_CLOCK_TIME_IS_VALID (self->last_duration)
+      ? self->last_duration * self->depth
+      : 0;
+  g_mutex_unlock (&self->queue_lock);
+  if (GST_CLOCK_TIME_IS_VALID (max))
+    max += held;
+  GST_DEBUG_OBJECT (self,
+      "latency: live %d, min %" GST_TIME_FORMAT ", max %" GST_TIME_FORMAT, live,
+      GST_TIME_ARGS (min), GST_TIME_ARGS (max));
+  gst_query_set_latency (query, live, min, max);
+  return TRUE;
+}
+
+/* Upstream gets pinned, device-mapped memory to write into: an allocator
+ * always, and a pool where the caps fix the buffer size. */
+static gboolean
+gst_cuda_reduce_propose_allocation (
+    GstBaseTransform *trans, GstQuery *decide_query, GstQuery *query)
+{
+  GstCudaReduce *self = GST_CUDA_REDUCE (trans);
+  GstAllocationParams params;
+  GstCaps *caps;
+  gboolean need_pool;
+  CrInputFormat format;
+
+  /* In passthrough this asks downstream first, for its metas and pools. */
+  GST_BASE_TRANSFORM_CLASS (parent_class)
+      ->propose_allocation (trans, decide_query, query);
+  if (self->allocator == NULL)
+    return TRUE;
+  gst_query_parse_allocation (query, &caps, &need_pool);
+  if (caps == NULL || !cr_input_format_from_caps (caps, &format))
+    return TRUE;
+
+  /* Ours first: upstream takes the first that suits it. */
+  gst_allocation_params_init (&params);
+  params.align = 255;
+  if (gst_query_get_n_allocation_params (query) > 0) {
+    GstAllocator *other = NULL;
+    GstAllocationParams other_params;
+    gst_query_parse_nth_allocation_param (query, 0, &other, &other_params);
+    gst_query_set_nth_allocation_param (query, 0, self->allocator, &params);
+    gst_query_add_allocation_param (query, other, &other_params);
+    gst_clear_object (&other);
+  } else {
+    gst_query_add_allocation_param (query, self->allocator, &params);
+  }
+  if (format.family == CR_INPUT_VIDEO)
+    gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL);
+
+  if (need_pool && format.frame_bytes > 0) {
+    GstBufferPool *pool = gst_buffer_pool_new ();
+    GstStructure *config = gst_buffer_pool_get_config (pool);
+    guint min = self->depth + 1;
+    gst_buffer_pool_config_set_params (
+        config, caps, format.frame_bytes, min, 0);
+    gst_buffer_pool_config_set_allocator (config, self->allocator, &params);
+    if (!gst_buffer_pool_set_config (pool, config)) {
+      GST_WARNING_OBJECT (self, "the pinned pool refused its configuration");
+      gst_object_unref (pool);
+      return TRUE;
+    }
+    if (gst_query_get_n_allocation_pools (query) > 0) {
+      GstBufferPool *other = NULL;
+      guint size, other_min, other_max;
+      gst_query_parse_nth_allocation_pool (
+          query, 0, &other, &size, &other_min, &other_max);
+      gst_query_set_nth_allocation_pool (
+          query, 0, pool, format.frame_bytes, min, 0);
+      gst_query_add_allocation_pool (query, other, size, other_min, other_max);
+      gst_clear_object (&other);
+    } else {
+      gst_query_add_allocation_pool (query, pool, format.frame_bytes, min, 0);
+    }
+    gst_object_unref (pool);
+  }
+  return TRUE;
 }
 
 /* Type */
@@ -749,6 +1106,8 @@ gst_cuda_reduce_finalize (GObject *object)
     g_free (self->inline_text[k]);
   g_clear_pointer (&self->context, gst_structure_free);
   g_clear_pointer (&self->parsed, cr_monoid_unref);
+  g_mutex_clear (&self->queue_lock);
+  g_cond_clear (&self->queue_cond);
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
 
@@ -760,7 +1119,17 @@ gst_cuda_reduce_init (GstCudaReduce *self)
   self->device_id = DEFAULT_DEVICE_ID;
   self->output = DEFAULT_OUTPUT;
   self->post_messages = DEFAULT_POST_MESSAGES;
+  self->async_depth = DEFAULT_ASYNC_DEPTH;
+  g_mutex_init (&self->queue_lock);
+  g_cond_init (&self->queue_cond);
+  g_queue_init (&self->queue);
+  self->flushing = TRUE;
+  self->last_duration = GST_CLOCK_TIME_NONE;
   gst_base_transform_set_passthrough (GST_BASE_TRANSFORM (self), TRUE);
+
+  GstPad *srcpad = GST_BASE_TRANSFORM_SRC_PAD (self);
+  self->base_src_activate_mode = GST_PAD_ACTIVATEMODEFUNC (srcpad);
+  gst_pad_set_activatemode_function (srcpad, src_activate_mode);
 }
 
 #define MONOID_FLAGS \
@@ -845,6 +1214,13 @@ gst_cuda_reduce_class_init (GstCudaReduceClass *klass)
           "either output mode",
           DEFAULT_POST_MESSAGES, MONOID_FLAGS));
 
+  g_object_class_install_property (gobject_class, PROP_ASYNC_DEPTH,
+      g_param_spec_uint ("async-depth", "Async depth",
+          "How many buffers may be in flight on the GPU at once. Buffers "
+          "leave in order as their reductions complete; the streaming thread "
+          "waits when this many are in flight. 1 reduces one buffer at a time",
+          1, MAX_ASYNC_DEPTH, DEFAULT_ASYNC_DEPTH, SETUP_FLAGS));
+
   gst_element_class_set_static_metadata (element_class, "CUDA reduce",
       "Filter/Analyzer",
       "Reduces raw numeric buffers on an NVIDIA GPU with a monoid compiled at "
@@ -859,9 +1235,13 @@ gst_cuda_reduce_class_init (GstCudaReduceClass *klass)
   trans_class->transform_caps =
       GST_DEBUG_FUNCPTR (gst_cuda_reduce_transform_caps);
   trans_class->set_caps = GST_DEBUG_FUNCPTR (gst_cuda_reduce_set_caps);
-  trans_class->prepare_output_buffer =
-      GST_DEBUG_FUNCPTR (gst_cuda_reduce_prepare_output_buffer);
-  trans_class->transform = GST_DEBUG_FUNCPTR (gst_cuda_reduce_transform);
-  trans_class->transform_ip = GST_DEBUG_FUNCPTR (gst_cuda_reduce_transform_ip);
+  trans_class->submit_input_buffer =
+      GST_DEBUG_FUNCPTR (gst_cuda_reduce_submit_input_buffer);
+  trans_class->generate_output =
+      GST_DEBUG_FUNCPTR (gst_cuda_reduce_generate_output);
+  trans_class->sink_event = GST_DEBUG_FUNCPTR (gst_cuda_reduce_sink_event);
+  trans_class->query = GST_DEBUG_FUNCPTR (gst_cuda_reduce_query);
+  trans_class->propose_allocation =
+      GST_DEBUG_FUNCPTR (gst_cuda_reduce_propose_allocation);
   trans_class->passthrough_on_same_caps = FALSE;
 }

@@ -1,0 +1,287 @@
+/* gstcudareduce-memory.c: the pinned allocator and registration of
+ * recycled host memory. */
+#include "gstcudareduce-memory.h"
+
+#include <string.h>
+
+GST_DEBUG_CATEGORY_STATIC (cr_memory_debug);
+#define GST_CAT_DEFAULT cr_memory_debug
+
+/* Freed blocks kept for reuse: at most this many bytes... */
+#define CACHE_MAX_BYTES (512u << 20)
+/* ...and this many blocks. */
+#define CACHE_MAX_BLOCKS 64
+/* Smaller memory is copied: registering costs about 0.1 ms whatever the
+ * size, and neighbouring small allocations share pages, which the driver
+ * registers only once. */
+#define REGISTER_MIN_BYTES (256u << 10)
+
+typedef struct {
+  GstMemory mem;
+  guint8 *block; /* the whole allocation, shared with sub-memories */
+  CUdeviceptr device; /* where kernels read block */
+  gsize block_size;
+} HostMemory;
+
+typedef struct {
+  guint8 *host;
+  CUdeviceptr device;
+  gsize size;
+} Block;
+
+struct _GstCudaReduceHostAllocator {
+  GstAllocator parent;
+  CrDevice *device;
+  GMutex lock;
+  GArray *cache; /* Block */
+  gsize cached_bytes;
+};
+
+G_DEFINE_TYPE_WITH_CODE (GstCudaReduceHostAllocator,
+    gst_cuda_reduce_host_allocator, GST_TYPE_ALLOCATOR,
+    GST_DEBUG_CATEGORY_INIT (
+        cr_memory_debug, "cudareducememory", 0, "cudareduce host memory"));
+
+static gboolean
+take_cached (GstCudaReduceHostAllocator *self, gsize size, Block *out)
+{
+  gboolean found = FALSE;
+  g_mutex_lock (&self->lock);
+  for (guint k = 0; k < self->cache->len; k++) {
+    Block *b = &g_array_index (self->cache, Block, k);
+    if (b->size == size) {
+      *out = *b;
+      self->cached_bytes -= size;
+      g_array_remove_index_fast (self->cache, k);
+      found = TRUE;
+      break;
+    }
+  }
+  g_mutex_unlock (&self->lock);
+  return found;
+}
+
+static GstMemory *
+host_alloc (GstAllocator *allocator, gsize size, GstAllocationParams *params)
+{
+  GstCudaReduceHostAllocator *self = GST_CUDA_REDUCE_HOST_ALLOCATOR (allocator);
+  /* Pinned blocks are page-aligned, which covers any alignment below a
+   * page that params can ask for. */
+  gsize maxsize = params->prefix + size + params->padding;
+  Block block;
+
+  if (!take_cached (self, maxsize, &block)) {
+    g_autoptr (GError) error = NULL;
+    block.size = maxsize;
+    block.host =
+        cr_device_host_alloc (self->device, maxsize, &block.device, &error);
+    if (block.host == NULL) {
+      GST_WARNING_OBJECT (self, "%s", error->message);
+      return NULL;
+    }
+  }
+  HostMemory *hm = g_new0 (HostMemory, 1);
+  hm->block = block.host;
+  hm->device = block.device;
+  hm->block_size = block.size;
+  gst_memory_init (GST_MEMORY_CAST (hm), params->flags, allocator, NULL,
+      maxsize, params->align, params->prefix, size);
+  if (params->prefix && (params->flags & GST_MEMORY_FLAG_ZERO_PREFIXED))
+    memset (hm->block, 0, params->prefix);
+  if (params->padding && (params->flags & GST_MEMORY_FLAG_ZERO_PADDED))
+    memset (hm->block + params->prefix + size, 0, params->padding);
+  return GST_MEMORY_CAST (hm);
+}
+
+static void
+host_free (GstAllocator *allocator, GstMemory *mem)
+{
+  GstCudaReduceHostAllocator *self = GST_CUDA_REDUCE_HOST_ALLOCATOR (allocator);
+  HostMemory *hm = (HostMemory *)mem;
+
+  if (mem->parent == NULL) {
+    gboolean keep = FALSE;
+    g_mutex_lock (&self->lock);
+    if (self->cache->len < CACHE_MAX_BLOCKS
+        && self->cached_bytes + hm->block_size <= CACHE_MAX_BYTES) {
+      Block b = { hm->block, hm->device, hm->block_size };
+      g_array_append_val (self->cache, b);
+      self->cached_bytes += hm->block_size;
+      keep = TRUE;
+    }
+    g_mutex_unlock (&self->lock);
+    if (!keep)
+      cr_device_host_free (self->device, hm->block);
+  }
+  g_free (hm);
+}
+
+static gpointer
+host_map (GstMemory *mem, gsize maxsize, GstMapFlags flags)
+{
+  return ((HostMemory *)mem)->block;
+}
+
+static void
+host_unmap (GstMemory *mem)
+{
+}
+
+static GstMemory *
+host_share (GstMemory *mem, gssize offset, gssize size)
+{
+  HostMemory *hm = (HostMemory *)mem;
+  GstMemory *parent = mem->parent ? mem->parent : mem;
+
+  if (size == -1)
+    size = mem->size - offset;
+  HostMemory *sub = g_new0 (HostMemory, 1);
+  sub->block = hm->block;
+  sub->device = hm->device;
+  sub->block_size = hm->block_size;
+  gst_memory_init (GST_MEMORY_CAST (sub),
+      GST_MINI_OBJECT_FLAGS (parent) | GST_MINI_OBJECT_FLAG_LOCK_READONLY,
+      mem->allocator, parent, mem->maxsize, mem->align, mem->offset + offset,
+      size);
+  return GST_MEMORY_CAST (sub);
+}
+
+static gboolean
+host_is_span (GstMemory *mem1, GstMemory *mem2, gsize *offset)
+{
+  if (((HostMemory *)mem1)->block != ((HostMemory *)mem2)->block)
+    return FALSE;
+  if (offset)
+    *offset = mem1->offset;
+  return mem1->offset + mem1->size == mem2->offset;
+}
+
+static void
+gst_cuda_reduce_host_allocator_finalize (GObject *object)
+{
+  GstCudaReduceHostAllocator *self = GST_CUDA_REDUCE_HOST_ALLOCATOR (object);
+
+  for (guint k = 0; k < self->cache->len; k++)
+    cr_device_host_free (
+        self->device, g_array_index (self->cache, Block, k).host);
+  g_array_unref (self->cache);
+  g_mutex_clear (&self->lock);
+  cr_device_unref (self->device);
+  G_OBJECT_CLASS (gst_cuda_reduce_host_allocator_parent_class)
+      ->finalize (object);
+}
+
+static void
+gst_cuda_reduce_host_allocator_init (GstCudaReduceHostAllocator *self)
+{
+  GstAllocator *allocator = GST_ALLOCATOR_CAST (self);
+
+  allocator->mem_type = GST_CUDA_REDUCE_HOST_MEMORY_TYPE;
+  allocator->mem_map = host_map;
+  allocator->mem_unmap = host_unmap;
+  allocator->mem_share = host_share;
+  allocator->mem_is_span = host_is_span;
+  g_mutex_init (&self->lock);
+  self->cache = g_array_new (FALSE, FALSE, sizeof (Block));
+}
+
+static void
+gst_cuda_reduce_host_allocator_class_init (
+    GstCudaReduceHostAllocatorClass *klass)
+{
+  G_OBJECT_CLASS (klass)->finalize = gst_cuda_reduce_host_allocator_finalize;
+  GST_ALLOCATOR_CLASS (klass)->alloc = host_alloc;
+  GST_ALLOCATOR_CLASS (klass)->free = host_free;
+}
+
+GstAllocator *
+gst_cuda_reduce_host_allocator_new (CrDevice *device)
+{
+  GstCudaReduceHostAllocator *self =
+      g_object_new (GST_TYPE_CUDA_REDUCE_HOST_ALLOCATOR, NULL);
+  gst_object_ref_sink (self);
+  self->device = cr_device_ref (device);
+  return GST_ALLOCATOR_CAST (self);
+}
+
+/* Registration of recycled memory */
+
+typedef struct {
+  CrDevice *device; /* NULL until registered */
+  guint8 *host;
+  gsize size;
+  CUdeviceptr address;
+  gboolean failed;
+} Registration;
+
+static GMutex registration_lock;
+
+static void
+registration_free (gpointer data)
+{
+  Registration *reg = data;
+  if (reg->device) {
+    cr_device_host_unregister (reg->device, reg->host);
+    cr_device_unref (reg->device);
+  }
+  g_free (reg);
+}
+
+G_DEFINE_QUARK (cudareduce - registration, registration)
+
+static CUdeviceptr
+registered_address (GstMemory *mem, const guint8 *map_data, const guint8 *data,
+    gsize size, CrDevice *device)
+{
+  Registration *reg;
+  CUdeviceptr address = 0;
+
+  g_mutex_lock (&registration_lock);
+  reg =
+      gst_mini_object_get_qdata (GST_MINI_OBJECT (mem), registration_quark ());
+  if (reg == NULL) {
+    /* First visit: copied. Memory that never comes back costs nothing. */
+    reg = g_new0 (Registration, 1);
+    gst_mini_object_set_qdata (
+        GST_MINI_OBJECT (mem), registration_quark (), reg, registration_free);
+  } else if (reg->device == NULL && !reg->failed) {
+    /* The whole allocation, from before the memory's offset to maxsize, so
+     * that a pool's resizing of the buffer stays covered. */
+    g_autoptr (GError) error = NULL;
+    reg->host = (guint8 *)map_data - mem->offset;
+    reg->size = mem->maxsize;
+    if (cr_device_host_register (
+            device, reg->host, reg->size, &reg->address, &error)) {
+      reg->device = cr_device_ref (device);
+      GST_DEBUG (
+          "registered %" G_GSIZE_FORMAT " bytes at %p", reg->size, reg->host);
+    } else {
+      GST_DEBUG ("not registered, will copy: %s", error->message);
+      reg->failed = TRUE;
+    }
+  }
+  /* Registered as portable and mapped: any context on the GPU reads it. */
+  if (reg->device
+      && cr_device_ordinal (reg->device) == cr_device_ordinal (device)
+      && data >= reg->host && data + size <= reg->host + reg->size)
+    address = reg->address + (CUdeviceptr)(data - reg->host);
+  g_mutex_unlock (&registration_lock);
+  return address;
+}
+
+CUdeviceptr
+gst_cuda_reduce_memory_device_address (GstMemory *mem, const guint8 *map_data,
+    const guint8 *data, gsize size, CrDevice *device)
+{
+  if (mem->allocator && GST_IS_CUDA_REDUCE_HOST_ALLOCATOR (mem->allocator)) {
+    /* Mapped for every device through unified addressing. */
+    HostMemory *hm = (HostMemory *)mem;
+    return hm->device + (CUdeviceptr)(data - hm->block);
+  }
+  /* Plain host memory only: other allocators' mappings may be temporary
+   * copies, and registering a sub-memory would register per buffer. */
+  if (mem->parent != NULL || !gst_memory_is_type (mem, GST_ALLOCATOR_SYSMEM)
+      || mem->maxsize < REGISTER_MIN_BYTES)
+    return 0;
+  return registered_address (mem, map_data, data, size, device);
+}
