@@ -34,7 +34,7 @@ cr_test_require_gpu (void)
     }
     g_print (
         "GPU: %s (sm_%d)\n", cr_device_name (device), cr_device_arch (device));
-    cr_device_close (device);
+    cr_device_unref (device);
     _exit (0);
   }
   if (pid > 0 && waitpid (pid, &status, 0) == pid && WIFEXITED (status)
@@ -206,8 +206,12 @@ cr_test_pop_result (GstHarness *h)
 {
   GstBus *bus = GST_ELEMENT_BUS (h->element);
   for (;;) {
-    GstMessage *msg =
-        gst_bus_pop_filtered (bus, GST_MESSAGE_ELEMENT | GST_MESSAGE_ERROR);
+    /* Results are posted from the element's own thread as the GPU finishes,
+     * after the push that submitted them has returned. */
+    GstMessage *msg = gst_bus_timed_pop_filtered (
+        bus, CR_TEST_WAIT, GST_MESSAGE_ELEMENT | GST_MESSAGE_ERROR);
+    fail_unless (msg != NULL, "no result within %" GST_TIME_FORMAT,
+        GST_TIME_ARGS (CR_TEST_WAIT));
     if (msg == NULL)
       return NULL;
     if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR) {
@@ -232,5 +236,6 @@ cr_test_pop_result (GstHarness *h)
 GstMessage *
 cr_test_pop_error (GstHarness *h)
 {
-  return gst_bus_pop_filtered (GST_ELEMENT_BUS (h->element), GST_MESSAGE_ERROR);
+  return gst_bus_timed_pop_filtered (
+      GST_ELEMENT_BUS (h->element), CR_TEST_WAIT, GST_MESSAGE_ERROR);
 }

@@ -44,6 +44,9 @@ GstHarness *cr_test_harness (
 /* Pops element messages named "cudareduce" from the harness's bus, in order;
  * fails the test on an error message. */
 GstStructure *cr_test_pop_result (GstHarness *h);
+
+/* How long a test waits for a message the element posts. */
+#define CR_TEST_WAIT (60 * GST_SECOND)
 /* The first error message on the harness's bus, or NULL. */
 GstMessage *cr_test_pop_error (GstHarness *h);
 

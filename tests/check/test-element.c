@@ -40,7 +40,8 @@ GST_START_TEST (test_properties_documented)
       g_object_class_list_properties (G_OBJECT_GET_CLASS (e), &n);
   static const gchar *const ours[] = { "monoid", "accumulator", "load",
     "combine", "identity", "context-fields", "output-fields", "finalize",
-    "threshold", "context", "cuda-device-id", "output", "post-messages", NULL };
+    "threshold", "context", "cuda-device-id", "output", "post-messages",
+    "async-depth", NULL };
   guint found = 0;
   for (guint k = 0; k < n; k++) {
     if (!g_strv_contains (ours, specs[k]->name))
@@ -97,6 +98,18 @@ GST_START_TEST (test_property_roundtrip)
   fail_unless (context && gst_structure_get_double (context, "lo", &lo));
   fail_unless_equals_float (lo, -1.0);
   gst_structure_free (context);
+
+  /* Buffers in flight: 8 by default, 1 to 64. */
+  guint depth = 0;
+  g_object_get (e, "async-depth", &depth, NULL);
+  fail_unless_equals_int (depth, 8);
+  g_object_set (e, "async-depth", 1, NULL);
+  g_object_get (e, "async-depth", &depth, NULL);
+  fail_unless_equals_int (depth, 1);
+  GParamSpecUInt *spec = G_PARAM_SPEC_UINT (
+      g_object_class_find_property (G_OBJECT_GET_CLASS (e), "async-depth"));
+  fail_unless_equals_int (spec->minimum, 1);
+  fail_unless_equals_int (spec->maximum, 64);
   gst_object_unref (e);
 }
 
