@@ -22,6 +22,14 @@
  * and one field per result field. With `output=tensor` the source pad
  * carries the results as `other/tensors`, one tensor per result field.
  *
+ * Reductions are asynchronous: up to #GstCudaReduce:async-depth buffers
+ * are in flight on the GPU, and results leave in order, from a task on the
+ * source pad, as the GPU finishes them. Serialized events such as EOS wait
+ * for every buffer before them. The element offers upstream pinned host
+ * memory that the GPU reads in place (an allocator, and a pool when the caps
+ * fix the buffer size); other memory that upstream recycles is registered
+ * with the driver once, and the rest is copied through pinned memory.
+ *
  * The CUDA driver is opened when the element starts and NVRTC when caps
  * are set (the first compile); without them it fails with an error saying
  * what is missing.
