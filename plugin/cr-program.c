@@ -9,8 +9,7 @@
 #include <glib-object.h>
 #include <string.h>
 
-#define KERNEL_RESOURCE \
-  "/org/freedesktop/gstreamer/cudareduce/kernels/reduce.cu"
+#define KERNEL_RESOURCE "/org/freedesktop/gstreamer/cudareduce/kernels/"
 
 /* Literals for the largest and lowest value of each type, spelled so that
  * NVRTC needs no header (no <climits>, no <cfloat>). */
@@ -70,17 +69,29 @@ emit_function (
       signature, key, body);
 }
 
+static void
+append_kernel (GString *s, const gchar *name)
+{
+  g_autofree gchar *path = g_strconcat (KERNEL_RESOURCE, name, NULL);
+  g_autoptr (GBytes) found = g_resource_lookup_data (cr_resources_get_resource (),
+      path, G_RESOURCE_LOOKUP_FLAGS_NONE, NULL);
+  g_assert (found != NULL); /* compiled into the plugin */
+  g_string_append_len (s, g_bytes_get_data (found, NULL),
+      (gssize)g_bytes_get_size (found));
+}
+
+/* Both kernels: one result over everything, and one per channel. */
 static const gchar *
 kernel_template (void)
 {
-  static GBytes *bytes;
-  if (g_once_init_enter (&bytes)) {
-    GBytes *found = g_resource_lookup_data (cr_resources_get_resource (),
-        KERNEL_RESOURCE, G_RESOURCE_LOOKUP_FLAGS_NONE, NULL);
-    g_assert (found != NULL); /* compiled into the plugin */
-    g_once_init_leave (&bytes, found);
+  static gchar *text;
+  if (g_once_init_enter (&text)) {
+    GString *s = g_string_new (NULL);
+    append_kernel (s, "reduce.cu");
+    append_kernel (s, "reduce-channels.cu");
+    g_once_init_leave (&text, g_string_free (s, FALSE));
   }
-  return g_bytes_get_data (bytes, NULL);
+  return text;
 }
 
 CrProgram *

@@ -33,6 +33,7 @@ struct _CrDevice {
 typedef struct {
   guint8 *host;
   CUdeviceptr device;
+  gsize bytes;
 } Slot;
 
 struct _CrReducer {
@@ -41,11 +42,15 @@ struct _CrReducer {
   CrCompiled *compiled;
   CUmodule module;
   CUfunction function;
+  CUfunction channels_function;
   guint grid_max;
-  CUdeviceptr partials; /* grid_max slots, PARTIAL_SLOT bytes each */
-  CUdeviceptr ticket; /* one zeroed unsigned int */
-  CUdeviceptr state; /* one Acc: carried between chunks */
-  CUdeviceptr result; /* one Out, for cr_reducer_reduce_device */
+  guint grid_max_channels;
+  guint channels; /* results per reduction */
+  gsize slot_bytes; /* one job's results: channels Out, in whole lines */
+  CUdeviceptr partials; /* PARTIAL_SLOT bytes each */
+  CUdeviceptr tickets; /* zeroed unsigned ints: one, or one per tile */
+  CUdeviceptr state; /* channels Acc: carried between launches */
+  CUdeviceptr result; /* channels Out, for results nobody reads */
   CUdeviceptr staging; /* padded rows are packed here */
   gsize staging_size;
   guint8 *host_result; /* pinned, one Out */
@@ -64,6 +69,7 @@ struct _CrJob {
   Slot *slot;
   CUevent done;
   guint64 count;
+  guint channels;
 };
 
 #define CHECK(call, what) \
@@ -293,6 +299,64 @@ load_module (CrReducer *r, gchar **log, GError **error)
   CHECK (res, "Loading the compiled monoid");
   CHECK (cu->ModuleGetFunction (&r->function, r->module, "cr_reduce"),
       "Finding the reduction kernel");
+  CHECK (cu->ModuleGetFunction (
+             &r->channels_function, r->module, "cr_reduce_channels"),
+      "Finding the per-channel reduction kernel");
+  return TRUE;
+}
+
+/* Channel tiles of the per-channel kernel: W channels per block. */
+static guint
+tile_width (guint channels)
+{
+  return MIN (channels, BLOCK_THREADS);
+}
+
+static guint
+tile_count (guint channels)
+{
+  return (channels + tile_width (channels) - 1) / tile_width (channels);
+}
+
+static void
+free_device (CrReducer *r, CUdeviceptr *ptr)
+{
+  if (*ptr)
+    r->device->cu->MemFree (*ptr);
+  *ptr = 0;
+}
+
+/* Buffers whose size follows the channel count. */
+static gboolean
+allocate_for_channels (CrReducer *r, guint channels, GError **error)
+{
+  const CrDriver *cu = r->device->cu;
+  const CrProgram *p = r->program;
+  const guint tiles = tile_count (channels);
+  /* The single-result kernel needs grid_max slots; the per-channel one a
+   * slot per channel of each block, blocks limited to grid_max_channels
+   * over all tiles (or one per tile). */
+  const gsize slots = MAX ((gsize)r->grid_max,
+      (gsize)MAX (tiles, r->grid_max_channels) * tile_width (channels));
+
+  free_device (r, &r->partials);
+  free_device (r, &r->tickets);
+  free_device (r, &r->state);
+  free_device (r, &r->result);
+  CHECK (cu->MemAlloc (&r->partials, slots * PARTIAL_SLOT (&p->acc)),
+      "Allocating partials");
+  CHECK (cu->MemAlloc (&r->tickets, MAX (16, tiles * 4)),
+      "Allocating the tickets");
+  CHECK (cu->MemsetD8Async (r->tickets, 0, MAX (16, tiles * 4),
+             r->device->stream),
+      "Clearing the tickets");
+  CHECK (cu->MemAlloc (&r->state, MAX (1, channels * p->acc.size)),
+      "Allocating the state");
+  CHECK (cu->MemAlloc (&r->result, MAX (1, channels * p->out.size)),
+      "Allocating the result");
+  r->channels = channels;
+  /* Whole 64-byte lines, so that two jobs' results never share one. */
+  r->slot_bytes = (MAX (channels * p->out.size, 1) + 63) / 64 * 64;
   return TRUE;
 }
 
@@ -309,13 +373,12 @@ reducer_setup (CrReducer *r, gchar **log, GError **error)
              &per_sm, r->function, BLOCK_THREADS, 0),
       "Querying the kernel's occupancy");
   r->grid_max = MAX (1, per_sm) * r->device->sm_count;
-  CHECK (cu->MemAlloc (&r->partials, r->grid_max * PARTIAL_SLOT (&p->acc)),
-      "Allocating partials");
-  CHECK (cu->MemAlloc (&r->ticket, 16), "Allocating the ticket");
-  CHECK (cu->MemsetD8Async (r->ticket, 0, 16, r->device->stream),
-      "Clearing the ticket");
-  CHECK (cu->MemAlloc (&r->state, p->acc.size), "Allocating the state");
-  CHECK (cu->MemAlloc (&r->result, p->out.size), "Allocating the result");
+  CHECK (cu->OccupancyMaxActiveBlocksPerMultiprocessor (
+             &per_sm, r->channels_function, BLOCK_THREADS, 0),
+      "Querying the per-channel kernel's occupancy");
+  r->grid_max_channels = MAX (1, per_sm) * r->device->sm_count;
+  if (!allocate_for_channels (r, 1, error))
+    return FALSE;
   CHECK (cu->MemAllocHost ((void **)&r->host_result, p->out.size),
       "Allocating pinned memory");
   return TRUE;
@@ -349,8 +412,8 @@ cr_reducer_free (CrReducer *r)
     return;
   const CrDriver *cu = r->device->cu;
   if (cu->CtxPushCurrent (r->device->context) == CUDA_SUCCESS) {
-    CUdeviceptr *buffers[] = { &r->partials, &r->ticket, &r->state, &r->result,
-      &r->staging };
+    CUdeviceptr *buffers[] = { &r->partials, &r->tickets, &r->state,
+      &r->result, &r->staging };
     for (guint k = 0; k < G_N_ELEMENTS (buffers); k++)
       if (*buffers[k])
         cu->MemFree (*buffers[k]);
@@ -400,26 +463,46 @@ cr_reducer_compiled (const CrReducer *r)
   return r->compiled;
 }
 
-/* One launch over @n elements at @data, which are elements index_base... of
- * the whole input; @carry folds in the state of the launches before. */
+/* One launch over @rows rows of the reducer's channels at @data, which are
+ * rows row_base... of the whole input; @carry folds in the state of the
+ * launches before. With one channel a row is one element. */
 static gboolean
-launch (CrReducer *r, CUdeviceptr data, guint64 n, guint64 index_base,
+launch (CrReducer *r, CUdeviceptr data, guint64 rows, guint64 row_base,
     gboolean carry, const guint8 *ctx, CUdeviceptr result, GError **error)
 {
   const gsize elem = cr_type_size (r->program->in);
-  /* At least one 16-byte load per thread: small inputs spread over as many
-   * multiprocessors as they can fill, large ones over a grid that keeps
-   * every multiprocessor full (grid_max, from occupancy). */
-  const guint64 per_block = (guint64)BLOCK_THREADS * (16 / elem);
-  guint grid = (guint)MIN (
-      (guint64)r->grid_max, MAX ((guint64)1, (n + per_block - 1) / per_block));
   CUdeviceptr carry_ptr = carry ? r->state : 0;
-  guint64 count = index_base + n;
-  void *params[] = { &data, &n, &index_base, &r->partials, &r->ticket,
-    &carry_ptr, &r->state, &result, &count, (void *)ctx };
-  CHECK (r->device->cu->LaunchKernel (r->function, grid, 1, 1, BLOCK_THREADS, 1,
-             1, 0, r->device->stream, params, NULL),
-      "Launching the reduction");
+  guint64 count = row_base + rows;
+
+  if (r->channels == 1) {
+    /* At least one 16-byte load per thread: small inputs spread over as
+     * many multiprocessors as they can fill, large ones over a grid that
+     * keeps every multiprocessor full (grid_max, from occupancy). */
+    const guint64 per_block = (guint64)BLOCK_THREADS * (16 / elem);
+    guint grid = (guint)MIN ((guint64)r->grid_max,
+        MAX ((guint64)1, (rows + per_block - 1) / per_block));
+    void *params[] = { &data, &rows, &row_base, &r->partials, &r->tickets,
+      &carry_ptr, &r->state, &result, &count, (void *)ctx };
+    CHECK (r->device->cu->LaunchKernel (r->function, grid, 1, 1,
+               BLOCK_THREADS, 1, 1, 0, r->device->stream, params, NULL),
+        "Launching the reduction");
+    return TRUE;
+  }
+
+  /* Per channel: tiles of W channels on the grid's y dimension, and on x
+   * enough blocks for a few passes of R rows each, within what keeps every
+   * multiprocessor full. */
+  const guint tiles = tile_count (r->channels);
+  const guint64 rows_per_pass = BLOCK_THREADS / tile_width (r->channels);
+  const guint64 max_x = MAX (1, r->grid_max_channels / tiles);
+  guint grid_x = (guint)MIN (
+      max_x, MAX ((guint64)1, (rows + rows_per_pass * 8 - 1) / (rows_per_pass * 8)));
+  guint channels = r->channels;
+  void *params[] = { &data, &rows, &channels, &row_base, &r->partials,
+    &r->tickets, &carry_ptr, &r->state, &result, &count, (void *)ctx };
+  CHECK (r->device->cu->LaunchKernel (r->channels_function, grid_x, tiles, 1,
+             BLOCK_THREADS, 1, 1, 0, r->device->stream, params, NULL),
+      "Launching the per-channel reduction");
   return TRUE;
 }
 
@@ -442,32 +525,58 @@ ensure_staging (CrReducer *r, gsize size, GError **error)
   return TRUE;
 }
 
+/* Where a reduction starts: after @rows_before rows already in the state
+ * (carry), and where its result goes. */
+typedef struct {
+  gboolean carry;
+  guint64 rows_before;
+  CUdeviceptr result;
+} Start;
+
+/* Bytes of whole rows of channels in at most @limit bytes (at least one
+ * row), so that every launch starts on channel 0. */
+static gsize
+whole_rows (CrReducer *r, gsize limit)
+{
+  const gsize row = cr_type_size (r->program->in) * r->channels;
+  return MAX (row, limit / row * row);
+}
+
 /* Pageable host data: copied through the device's pinned ring, which the
  * kernel reads in place. Copying the next chunk overlaps the GPU's reading
- * of this one. */
+ * of this one. Rows wider than a ring chunk go through device memory. */
 static gboolean
-reduce_staged (CrReducer *r, const guint8 *data, gsize bytes, const guint8 *ctx,
-    CUdeviceptr result, GError **error)
+reduce_staged (CrReducer *r, const guint8 *data, gsize bytes,
+    const guint8 *ctx, const Start *start, GError **error)
 {
   CrDevice *d = r->device;
-  const gsize elem = cr_type_size (r->program->in);
+  const gsize row = cr_type_size (r->program->in) * r->channels;
 
   if (d->staging == NULL
       && (d->staging = cr_staging_new (d->cu, STAGING_RING_BYTES, error))
           == NULL)
     return FALSE;
-  const gsize chunk =
-      MIN (cr_staging_max_chunk (d->staging), cr_reducer_chunk_bytes ());
+  const gsize chunk = whole_rows (r,
+      MIN (cr_staging_max_chunk (d->staging), cr_reducer_chunk_bytes ()));
+  const gboolean in_ring = chunk <= cr_staging_max_chunk (d->staging);
+  if (!in_ring && !ensure_staging (r, chunk, error))
+    return FALSE;
   for (gsize offset = 0; offset < bytes; offset += chunk) {
     gsize len = MIN (chunk, bytes - offset);
     guint8 *host;
-    CUdeviceptr device;
-    if (!cr_staging_claim (d->staging, len, &host, &device, error))
+    CUdeviceptr device = r->staging;
+    if (in_ring) {
+      if (!cr_staging_claim (d->staging, len, &host, &device, error))
+        return FALSE;
+      cr_parallel_memcpy (host, data + offset, len);
+    } else {
+      CHECK (d->cu->MemcpyHtoDAsync (device, data + offset, len, d->stream),
+          "Copying the input to the GPU");
+    }
+    if (!launch (r, device, len / row, start->rows_before + offset / row,
+            start->carry || offset > 0, ctx, start->result, error))
       return FALSE;
-    cr_parallel_memcpy (host, data + offset, len);
-    if (!launch (r, device, len / elem, offset / elem, offset > 0, ctx, result,
-            error)
-        || !cr_staging_release (d->staging, d->stream, error))
+    if (in_ring && !cr_staging_release (d->staging, d->stream, error))
       return FALSE;
   }
   return TRUE;
@@ -476,40 +585,43 @@ reduce_staged (CrReducer *r, const guint8 *data, gsize bytes, const guint8 *ctx,
 /* Memory the GPU reads in place: one launch, however large. */
 static gboolean
 reduce_mapped (CrReducer *r, CUdeviceptr data, gsize bytes, const guint8 *ctx,
-    CUdeviceptr result, GError **error)
+    const Start *start, GError **error)
 {
-  const gsize elem = cr_type_size (r->program->in);
-  return launch (r, data, bytes / elem, 0, FALSE, ctx, result, error);
+  const gsize row = cr_type_size (r->program->in) * r->channels;
+  return launch (r, data, bytes / row, start->rows_before, start->carry, ctx,
+      start->result, error);
 }
 
 /* Rows with padding between them: each copy packs whole rows, so the
- * padding never reaches the device. */
+ * padding never reaches the device. A padded row holds whole rows of
+ * channels (pixels of whole components). */
 static gboolean
 reduce_rows (CrReducer *r, const CrHostRegion *region, const guint8 *ctx,
-    CUdeviceptr result, GError **error)
+    const Start *start, GError **error)
 {
-  const gsize elem = cr_type_size (r->program->in);
-  const gsize row_elems = region->row_bytes / elem;
-  const gsize rows_per_chunk = MIN (
+  const gsize row = cr_type_size (r->program->in) * r->channels;
+  const gsize rows_per_line = region->row_bytes / row;
+  const gsize lines_per_chunk = MIN (
       region->n_rows, MAX (1, cr_reducer_chunk_bytes () / region->row_bytes));
 
-  if (!ensure_staging (r, rows_per_chunk * region->row_bytes, error))
+  if (!ensure_staging (r, lines_per_chunk * region->row_bytes, error))
     return FALSE;
-  for (gsize row = 0; row < region->n_rows; row += rows_per_chunk) {
-    gsize rows = MIN (rows_per_chunk, region->n_rows - row);
+  for (gsize line = 0; line < region->n_rows; line += lines_per_chunk) {
+    gsize lines = MIN (lines_per_chunk, region->n_rows - line);
     CrMemcpy2D copy = { 0 };
     copy.srcMemoryType = CU_MEMORYTYPE_HOST;
-    copy.srcHost = region->data + row * region->stride;
+    copy.srcHost = region->data + line * region->stride;
     copy.srcPitch = region->stride;
     copy.dstMemoryType = CU_MEMORYTYPE_DEVICE;
     copy.dstDevice = r->staging;
     copy.dstPitch = region->row_bytes;
     copy.WidthInBytes = region->row_bytes;
-    copy.Height = rows;
+    copy.Height = lines;
     CHECK (r->device->cu->Memcpy2DAsync (&copy, r->device->stream),
         "Copying the input rows to the GPU");
-    if (!launch (r, r->staging, rows * row_elems, row * row_elems, row > 0, ctx,
-            result, error))
+    if (!launch (r, r->staging, lines * rows_per_line,
+            start->rows_before + line * rows_per_line,
+            start->carry || line > 0, ctx, start->result, error))
       return FALSE;
   }
   return TRUE;
@@ -521,9 +633,7 @@ static gboolean
 take_slot_and_event (CrReducer *r, CrJob *job, GError **error)
 {
   const CrDriver *cu = r->device->cu;
-  /* Slots hold a whole number of 64-byte lines, so two jobs' results never
-   * share one. */
-  const gsize stride = (MAX (r->program->out.size, 1) + 63) / 64 * 64;
+  const gsize stride = r->slot_bytes;
 
   g_mutex_lock (&r->lock);
   if (r->free_slots->len == 0) {
@@ -544,6 +654,7 @@ take_slot_and_event (CrReducer *r, CrJob *job, GError **error)
       Slot *slot = g_new (Slot, 1);
       slot->host = slab + k * stride;
       slot->device = base + k * stride;
+      slot->bytes = stride;
       g_ptr_array_add (r->all_slots, slot);
       g_ptr_array_add (r->free_slots, slot);
     }
@@ -566,22 +677,28 @@ take_slot_and_event (CrReducer *r, CrJob *job, GError **error)
 }
 
 static gboolean
-submit (CrReducer *r, const CrHostRegion *region, const guint8 *ctx, CrJob *job,
-    GError **error)
+submit (CrReducer *r, const CrHostRegion *region, const guint8 *ctx,
+    const CrSubmitOptions *options, CrJob *job, GError **error)
 {
   const gsize bytes = region->row_bytes * region->n_rows;
-  CUdeviceptr result = job->slot->device;
+  Start start = {
+    .carry = options && options->carry,
+    .rows_before = options ? options->rows_before : 0,
+    .result = options && options->discard_result ? r->result
+                                                 : job->slot->device,
+  };
 
   if (bytes == 0) {
-    if (!launch (r, 0, 0, 0, FALSE, ctx, result, error))
+    if (!launch (r, 0, 0, start.rows_before, start.carry, ctx, start.result,
+            error))
       return FALSE;
   } else if (region->n_rows > 1 && region->stride != region->row_bytes) {
-    if (!reduce_rows (r, region, ctx, result, error))
+    if (!reduce_rows (r, region, ctx, &start, error))
       return FALSE;
   } else if (region->device) {
-    if (!reduce_mapped (r, region->device, bytes, ctx, result, error))
+    if (!reduce_mapped (r, region->device, bytes, ctx, &start, error))
       return FALSE;
-  } else if (!reduce_staged (r, region->data, bytes, ctx, result, error)) {
+  } else if (!reduce_staged (r, region->data, bytes, ctx, &start, error)) {
     return FALSE;
   }
   CHECK (r->device->cu->EventRecord (job->done, r->device->stream),
@@ -590,31 +707,69 @@ submit (CrReducer *r, const CrHostRegion *region, const guint8 *ctx, CrJob *job,
 }
 
 CrJob *
-cr_reducer_submit (
-    CrReducer *r, const CrHostRegion *region, const guint8 *ctx, GError **error)
+cr_reducer_submit (CrReducer *r, const CrHostRegion *region, const guint8 *ctx,
+    const CrSubmitOptions *options, GError **error)
 {
   const gsize elem = cr_type_size (r->program->in);
+  const gsize row = elem * r->channels;
 
-  if (region->row_bytes % elem != 0) {
-    g_set_error (error, CR_ERROR, CR_ERROR_INPUT,
-        "The input is %" G_GSIZE_FORMAT " bytes, not a whole number of %s "
-        "elements (%" G_GSIZE_FORMAT " bytes each)",
-        region->row_bytes, cr_type_name (r->program->in), elem);
+  if (region->row_bytes % row != 0) {
+    if (r->channels == 1)
+      g_set_error (error, CR_ERROR, CR_ERROR_INPUT,
+          "The input is %" G_GSIZE_FORMAT " bytes, not a whole number of %s "
+          "elements (%" G_GSIZE_FORMAT " bytes each)",
+          region->row_bytes, cr_type_name (r->program->in), elem);
+    else
+      g_set_error (error, CR_ERROR, CR_ERROR_INPUT,
+          "The input is %" G_GSIZE_FORMAT " bytes, not a whole number of "
+          "rows of %u %s channels (%" G_GSIZE_FORMAT " bytes each)",
+          region->row_bytes, r->channels, cr_type_name (r->program->in), row);
     return NULL;
   }
   if (!cr_device_push (r->device, error))
     return NULL;
   CrJob *job = g_new0 (CrJob, 1);
   job->reducer = r;
-  job->count = region->row_bytes / elem * region->n_rows;
+  job->channels = r->channels;
+  job->count = ((options ? options->rows_before : 0)
+                   + region->row_bytes / row * region->n_rows)
+      * r->channels;
   gboolean ok = take_slot_and_event (r, job, error)
-      && submit (r, region, ctx, job, error);
+      && submit (r, region, ctx, options, job, error);
   cr_device_pop (r->device);
   if (!ok) {
     cr_job_free (job);
     return NULL;
   }
   return job;
+}
+
+gboolean
+cr_reducer_set_channels (CrReducer *r, guint channels, GError **error)
+{
+  g_return_val_if_fail (channels >= 1, FALSE);
+  if (channels == r->channels)
+    return TRUE;
+  if (!cr_device_push (r->device, error))
+    return FALSE;
+  /* Queued launches may still use the old buffers. */
+  CUresult res = r->device->cu->StreamSynchronize (r->device->stream);
+  gboolean ok = res == CUDA_SUCCESS
+      ? allocate_for_channels (r, channels, error)
+      : cr_cuda_fail (error, res, "Waiting for the GPU");
+  cr_device_pop (r->device);
+  /* Slots of the old size are not handed out again (their slabs are freed
+   * with the reducer). */
+  g_mutex_lock (&r->lock);
+  g_ptr_array_set_size (r->free_slots, 0);
+  g_mutex_unlock (&r->lock);
+  return ok;
+}
+
+guint
+cr_reducer_channels (const CrReducer *r)
+{
+  return r->channels;
 }
 
 gboolean
@@ -638,7 +793,8 @@ cr_job_finish (CrJob *job, guint8 *out, guint64 *count, GError **error)
     return cr_cuda_fail (error, res,
         "The reduction on the GPU (after a fault in the monoid's code, CUDA "
         "stays unusable in this process until it restarts)");
-  memcpy (out, job->slot->host, job->reducer->program->out.size);
+  memcpy (out, job->slot->host,
+      job->reducer->program->out.size * job->channels);
   if (count)
     *count = job->count;
   return TRUE;
@@ -651,7 +807,8 @@ cr_job_free (CrJob *job)
     return;
   CrReducer *r = job->reducer;
   g_mutex_lock (&r->lock);
-  if (job->slot)
+  /* A slot of a size from before a change of channels is not reused. */
+  if (job->slot && job->slot->bytes == r->slot_bytes)
     g_ptr_array_add (r->free_slots, job->slot);
   if (job->done)
     g_ptr_array_add (r->free_events, job->done);
@@ -663,7 +820,7 @@ gboolean
 cr_reducer_reduce_host (CrReducer *r, const CrHostRegion *region,
     const guint8 *ctx, guint8 *out, guint64 *count, GError **error)
 {
-  CrJob *job = cr_reducer_submit (r, region, ctx, error);
+  CrJob *job = cr_reducer_submit (r, region, ctx, NULL, error);
   if (job == NULL)
     return FALSE;
   gboolean ok = cr_job_finish (job, out, count, error);
@@ -691,7 +848,8 @@ cr_reducer_reduce_device (CrReducer *r, CUdeviceptr data, guint64 n,
 {
   if (!cr_device_push (r->device, error))
     return FALSE;
-  gboolean ok = launch (r, data, n, 0, FALSE, ctx, r->result, error);
+  const guint64 rows = n / r->channels;
+  gboolean ok = launch (r, data, rows, 0, FALSE, ctx, r->result, error);
   if (ok && out)
     ok = fetch_result (r, out, error);
   cr_device_pop (r->device);

@@ -68,18 +68,39 @@ typedef struct {
   CUdeviceptr device;
 } CrHostRegion;
 
+/* Results per reduction: 1 (the default) reduces all elements to one
+ * result; C > 1 reads the input as rows of C interleaved channels and gives
+ * C results (program->out.size bytes each, channel after channel). The
+ * element index a monoid sees is then the row. Only between jobs. */
+gboolean cr_reducer_set_channels (
+    CrReducer *reducer, guint channels, GError **error);
+guint cr_reducer_channels (const CrReducer *reducer);
+
 /* A reduction submitted on the device's stream whose result comes later. */
 typedef struct _CrJob CrJob;
 
+/* A reduction that continues another (an interval across buffers). */
+typedef struct {
+  /* Combine with the state the previous submission left... */
+  gboolean carry;
+  /* ...which covered this many rows (elements per channel): the index of
+   * this region's first row, and part of the count. */
+  guint64 rows_before;
+  /* Only advance the state; the job's result is not produced. */
+  gboolean discard_result;
+} CrSubmitOptions;
+
 /* Queues the reduction of @region with context @ctx and returns without
  * waiting for the GPU. The host data must stay valid and unchanged until
- * the job is finished. Pageable data is copied before this returns. */
+ * the job is finished. Pageable data is copied before this returns.
+ * @options NULL: one reduction of the region alone. */
 CrJob *cr_reducer_submit (CrReducer *reducer, const CrHostRegion *region,
-    const guint8 *ctx, GError **error);
+    const guint8 *ctx, const CrSubmitOptions *options, GError **error);
 /* Whether cr_job_finish would return at once. */
 gboolean cr_job_is_done (CrJob *job);
-/* Waits for the job and writes its result (program->out.size bytes) to @out
- * and its count of elements to @count. */
+/* Waits for the job and writes its result (program->out.size bytes per
+ * channel) to @out and its count of elements (all channels, rows before
+ * included) to @count. */
 gboolean cr_job_finish (
     CrJob *job, guint8 *out, guint64 *count, GError **error);
 /* Before the reducer is freed, and only after finishing (or when the stream
@@ -90,7 +111,8 @@ void cr_job_free (CrJob *job);
 gboolean cr_reducer_reduce_host (CrReducer *reducer, const CrHostRegion *region,
     const guint8 *ctx, guint8 *out, guint64 *count, GError **error);
 
-/* The same for @n elements already in device memory (aligned to their size);
+/* The same for @n elements (all channels) already in device memory
+ * (aligned to their size);
  * asynchronous on the device's stream when @out is NULL (for benchmarks: the
  * result stays on the device). */
 gboolean cr_reducer_reduce_device (CrReducer *reducer, CUdeviceptr data,

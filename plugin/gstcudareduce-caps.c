@@ -18,6 +18,31 @@ static const struct {
   { "F64LE", CR_TYPE_FLOAT64 },
 };
 
+/* Bytes per pixel of a packed RGB-family format (0 for others), and how
+ * many of them are components rather than padding. */
+static guint
+rgb_channels (const gchar *format, guint *components)
+{
+  static const struct {
+    const gchar *name;
+    guint channels, components;
+  } rgb[] = {
+    { "RGBA", 4, 4 },
+    { "BGRA", 4, 4 },
+    { "RGBx", 4, 3 },
+    { "BGRx", 4, 3 },
+    { "RGB", 3, 3 },
+    { "BGR", 3, 3 },
+  };
+  for (guint k = 0; k < G_N_ELEMENTS (rgb); k++)
+    if (strcmp (rgb[k].name, format) == 0) {
+      if (components)
+        *components = rgb[k].components;
+      return rgb[k].channels;
+    }
+  return 0;
+}
+
 static CrType
 type_for_format (const gchar *media, const gchar *format)
 {
@@ -32,6 +57,8 @@ type_for_format (const gchar *media, const gchar *format)
       return CR_TYPE_UINT8;
     if (strcmp (format, "GRAY16_LE") == 0)
       return CR_TYPE_UINT16;
+    if (rgb_channels (format, NULL) > 0)
+      return CR_TYPE_UINT8;
   } else if (strcmp (media, "other/tensors") == 0) {
     return cr_type_from_name (format);
   }
@@ -66,14 +93,16 @@ cr_caps_structure_types (const GstStructure *s)
   return types;
 }
 
-/* Elements times their size, from NNStreamer's "d1:d2:..." dimensions; 0
- * when absent or not a plain list of positive numbers. */
+/* Elements times their size, from NNStreamer's "d1:d2:..." dimensions
+ * (innermost first), and the innermost dimension; 0 when absent or not a
+ * plain list of positive numbers. */
 static gsize
-tensor_bytes (const GstStructure *s, CrType type)
+tensor_bytes (const GstStructure *s, CrType type, guint *innermost)
 {
   const gchar *dims = gst_structure_get_string (s, "dimensions");
   guint64 elements = 1;
 
+  *innermost = 0;
   if (dims == NULL || *dims == '\0')
     return 0;
   g_auto (GStrv) parts = g_strsplit (dims, ":", -1);
@@ -81,6 +110,8 @@ tensor_bytes (const GstStructure *s, CrType type)
     guint64 d = 0;
     if (!g_ascii_string_to_unsigned (parts[k], 10, 1, G_MAXUINT32, &d, NULL))
       return 0;
+    if (k == 0)
+      *innermost = (guint)d;
     elements *= d;
     if (elements > G_MAXSIZE / 16)
       return 0;
@@ -102,25 +133,52 @@ cr_input_format_from_caps (const GstCaps *caps, CrInputFormat *fmt)
     return FALSE;
   fmt->type = GPOINTER_TO_INT (types->data);
   if (strcmp (media, "audio/x-raw") == 0) {
+    gint channels = 0;
     fmt->family = CR_INPUT_AUDIO;
-    return gst_structure_get_int (s, "rate", &fmt->rate)
-        && gst_structure_get_int (s, "channels", &fmt->channels);
+    if (!gst_structure_get_int (s, "rate", &fmt->rate)
+        || !gst_structure_get_int (s, "channels", &channels) || channels < 1)
+      return FALSE;
+    fmt->channels = fmt->components = (guint)channels;
+    return TRUE;
   }
   if (strcmp (media, "video/x-raw") == 0) {
     fmt->family = CR_INPUT_VIDEO;
     if (!gst_video_info_from_caps (&fmt->video, caps))
       return FALSE;
     fmt->frame_bytes = GST_VIDEO_INFO_SIZE (&fmt->video);
+    fmt->channels = fmt->components = 1;
+    guint bytes = rgb_channels (
+        gst_structure_get_string (s, "format"), &fmt->components);
+    if (bytes > 0)
+      fmt->channels = bytes;
     return TRUE;
   }
   fmt->family = CR_INPUT_TENSOR;
-  fmt->frame_bytes = tensor_bytes (s, fmt->type);
+  fmt->frame_bytes = tensor_bytes (s, fmt->type, &fmt->channels);
+  /* Without dimensions there is no innermost index: one channel. */
+  fmt->channels = fmt->components = MAX (fmt->channels, 1);
   return TRUE;
 }
 
-static GstStructure *
-tensor_structure (const GstStructure *input, const CrMonoid *monoid, CrType in)
+/* The results per field for input @s with per-channel results, or 0 when
+ * @s does not fix it. */
+static guint
+channels_of (const GstStructure *s)
 {
+  GstCaps *caps = gst_caps_new_full (gst_structure_copy (s), NULL);
+  CrInputFormat fmt;
+  guint channels = 0;
+  if (gst_caps_is_fixed (caps) && cr_input_format_from_caps (caps, &fmt))
+    channels = fmt.components;
+  gst_caps_unref (caps);
+  return channels;
+}
+
+static GstStructure *
+tensor_structure (const GstStructure *input, const CrMonoid *monoid, CrType in,
+    gboolean per_channel)
+{
+  const guint channels = per_channel ? channels_of (input) : 1;
   GArray *fields = cr_monoid_result_fields (monoid);
   g_autoptr (GString) types = g_string_new (NULL);
   g_autoptr (GString) dims = g_string_new (NULL);
@@ -128,12 +186,14 @@ tensor_structure (const GstStructure *input, const CrMonoid *monoid, CrType in)
   for (guint f = 0; f < fields->len; f++) {
     CrType t = cr_field_resolve (&g_array_index (fields, CrField, f), in);
     g_string_append_printf (types, "%s%s", f ? "," : "", cr_type_name (t));
-    g_string_append_printf (dims, "%s1", f ? "," : "");
+    g_string_append_printf (dims, "%s%u", f ? "," : "", channels);
   }
   GstStructure *out =
       gst_structure_new ("other/tensors", "format", G_TYPE_STRING, "static",
           "num_tensors", G_TYPE_INT, (gint)fields->len, "types", G_TYPE_STRING,
-          types->str, "dimensions", G_TYPE_STRING, dims->str, NULL);
+          types->str, NULL);
+  if (channels > 0)
+    gst_structure_set (out, "dimensions", G_TYPE_STRING, dims->str, NULL);
   const GValue *rate = gst_structure_get_value (input, "framerate");
   if (rate)
     gst_structure_set_value (out, "framerate", rate);
@@ -143,12 +203,14 @@ tensor_structure (const GstStructure *input, const CrMonoid *monoid, CrType in)
 }
 
 GstCaps *
-cr_tensor_caps_for_input (const GstStructure *s, const CrMonoid *monoid)
+cr_tensor_caps_for_input (
+    const GstStructure *s, const CrMonoid *monoid, gboolean per_channel)
 {
   GstCaps *caps = gst_caps_new_empty ();
   g_autoptr (GList) types = cr_caps_structure_types (s);
   for (GList *l = types; l; l = l->next)
     caps = gst_caps_merge_structure (
-        caps, tensor_structure (s, monoid, GPOINTER_TO_INT (l->data)));
+        caps, tensor_structure (
+                  s, monoid, GPOINTER_TO_INT (l->data), per_channel));
   return caps;
 }

@@ -9,6 +9,8 @@
 G_BEGIN_DECLS
 
 #define CR_AUDIO_FORMATS "{ S8, U8, S16LE, U16LE, S32LE, U32LE, F32LE, F64LE }"
+#define CR_VIDEO_FORMATS \
+  "{ GRAY8, GRAY16_LE, RGBA, BGRA, RGBx, BGRx, RGB, BGR }"
 #define CR_TENSOR_TYPES \
   "{ (string) int8, (string) uint8, (string) int16, " \
   "(string) uint16, (string) int32, (string) uint32, (string) int64, " \
@@ -18,7 +20,7 @@ G_BEGIN_DECLS
   "audio/x-raw, format = (string) " CR_AUDIO_FORMATS ", " \
   "layout = (string) interleaved, rate = (int) [ 1, MAX ], " \
   "channels = (int) [ 1, MAX ]; " \
-  "video/x-raw, format = (string) { GRAY8, GRAY16_LE }, " \
+  "video/x-raw, format = (string) " CR_VIDEO_FORMATS ", " \
   "width = (int) [ 1, MAX ], height = (int) [ 1, MAX ], " \
   "framerate = (fraction) [ 0/1, MAX ]; " \
   "other/tensors, format = (string) static, num_tensors = (int) 1, " \
@@ -37,11 +39,15 @@ typedef struct {
   CrInputFamily family;
   CrType type;
   gint rate; /* audio */
-  gint channels; /* audio */
   GstVideoInfo video; /* video */
   /* The size of one buffer when the caps fix it (video frames, tensors with
    * dimensions), else 0. */
   gsize frame_bytes;
+  /* Interleaved channels: audio channels, bytes of a packed RGB pixel (1
+   * for gray), a tensor's innermost dimension. */
+  guint channels;
+  /* Of those, the ones that carry data (3 of RGBx's 4), which come first. */
+  guint components;
 } CrInputFormat;
 
 gboolean cr_input_format_from_caps (const GstCaps *caps, CrInputFormat *fmt);
@@ -50,9 +56,10 @@ gboolean cr_input_format_from_caps (const GstCaps *caps, CrInputFormat *fmt);
 GList *cr_caps_structure_types (const GstStructure *s);
 
 /* Tensor output caps for input @s: one tensor per result field of @monoid,
- * each of dimension 1, with the input's framerate (0/1 when it has none).
+ * each of dimension 1 (the channel count with @per_channel; left open when
+ * @s does not fix it), with the input's framerate (0/1 when it has none).
  * Empty caps when @s allows no known type. */
 GstCaps *cr_tensor_caps_for_input (
-    const GstStructure *s, const CrMonoid *monoid);
+    const GstStructure *s, const CrMonoid *monoid, gboolean per_channel);
 
 G_END_DECLS

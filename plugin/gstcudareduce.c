@@ -65,6 +65,8 @@ GST_DEBUG_CATEGORY_STATIC (gst_cuda_reduce_debug);
 #define DEFAULT_OUTPUT GST_CUDA_REDUCE_OUTPUT_MESSAGE
 #define DEFAULT_POST_MESSAGES TRUE
 #define DEFAULT_ASYNC_DEPTH 8
+#define DEFAULT_PER_CHANNEL FALSE
+#define DEFAULT_INTERVAL 0
 #define MAX_ASYNC_DEPTH 64
 
 enum {
@@ -83,6 +85,8 @@ enum {
   PROP_OUTPUT,
   PROP_POST_MESSAGES,
   PROP_ASYNC_DEPTH,
+  PROP_PER_CHANNEL,
+  PROP_INTERVAL,
 };
 
 /* The inline monoid's texts, indexed by PROP_ACCUMULATOR... PROP_FINALIZE. */
@@ -110,6 +114,8 @@ struct _GstCudaReduce {
   GstCudaReduceOutput output;
   gboolean post_messages;
   guint async_depth;
+  gboolean per_channel;
+  guint64 interval;
   guint monoid_serial;
   guint context_serial;
 
@@ -128,6 +134,16 @@ struct _GstCudaReduce {
   guint packed_serial;
   CrProgram *packed_program;
   guint tensor_fields; /* negotiated output tensors */
+  gboolean run_per_channel; /* per-channel and interval while running */
+  guint64 run_interval;
+
+  /* The interval being accumulated in the active reducer's state. */
+  gboolean in_interval;
+  guint64 interval_rows; /* rows of the reducer reduced so far */
+  guint64 interval_frames; /* audio frames so far */
+  GstClockTime interval_ts; /* of its first sample */
+  GstClockTime interval_time; /* non-audio: durations of its buffers */
+  CompiledEntry *interval_entry;
   GstAllocator *allocator; /* pinned memory proposed upstream */
 
   /* Buffers in flight, between the streaming thread and the source pad's
@@ -262,6 +278,14 @@ gst_cuda_reduce_set_property (
     case PROP_ASYNC_DEPTH:
       self->async_depth = g_value_get_uint (value);
       break;
+    case PROP_PER_CHANNEL:
+      self->per_channel = g_value_get_boolean (value);
+      /* The result tensors' dimensions follow. */
+      renegotiate = self->output == GST_CUDA_REDUCE_OUTPUT_TENSOR;
+      break;
+    case PROP_INTERVAL:
+      self->interval = g_value_get_uint64 (value);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -307,6 +331,12 @@ gst_cuda_reduce_get_property (
       break;
     case PROP_ASYNC_DEPTH:
       g_value_set_uint (value, self->async_depth);
+      break;
+    case PROP_PER_CHANNEL:
+      g_value_set_boolean (value, self->per_channel);
+      break;
+    case PROP_INTERVAL:
+      g_value_set_uint64 (value, self->interval);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -424,6 +454,12 @@ activate (GstCudaReduce *self, CrMonoid *monoid)
     g_hash_table_insert (self->compiled, entry->program->source, entry);
   }
 
+  g_autoptr (GError) error = NULL;
+  guint channels = self->run_per_channel ? self->format.channels : 1;
+  if (!cr_reducer_set_channels (entry->reducer, channels, &error)) {
+    post_error (self, error, NULL);
+    return FALSE;
+  }
   self->active = entry;
   g_clear_pointer (&self->active_monoid, cr_monoid_unref);
   self->active_monoid = cr_monoid_ref (monoid);
@@ -506,6 +542,8 @@ gst_cuda_reduce_start (GstBaseTransform *trans)
   GST_OBJECT_LOCK (self);
   gint device_id = self->device_id;
   guint depth = self->async_depth;
+  self->run_per_channel = self->per_channel;
+  self->run_interval = self->interval;
   GST_OBJECT_UNLOCK (self);
   self->device = cr_device_open (device_id, &error);
   if (self->device == NULL) {
@@ -533,6 +571,7 @@ gst_cuda_reduce_stop (GstBaseTransform *trans)
   /* The source pad's task stopped when the pad was deactivated. */
   drop_pending (self);
   self->active = NULL;
+  self->in_interval = FALSE;
   self->packed_program = NULL;
   self->have_format = FALSE;
   g_clear_pointer (&self->active_monoid, cr_monoid_unref);
@@ -571,12 +610,16 @@ gst_cuda_reduce_transform_caps (GstBaseTransform *trans,
   } else {
     g_autoptr (GError) error = NULL;
     g_autoptr (CrMonoid) monoid = current_monoid (self, &error);
+    GST_OBJECT_LOCK (self);
+    gboolean per_channel = self->per_channel;
+    GST_OBJECT_UNLOCK (self);
     result = gst_caps_new_empty ();
     if (monoid == NULL)
       GST_WARNING_OBJECT (self, "no tensor caps: %s", error->message);
     for (guint k = 0; monoid && k < gst_caps_get_size (caps); k++)
       result = gst_caps_merge (result,
-          cr_tensor_caps_for_input (gst_caps_get_structure (caps, k), monoid));
+          cr_tensor_caps_for_input (
+              gst_caps_get_structure (caps, k), monoid, per_channel));
   }
   if (filter) {
     GstCaps *filtered =
@@ -601,6 +644,8 @@ gst_cuda_reduce_set_caps (
     return FALSE;
   }
   self->have_format = TRUE;
+  /* An interval does not span a change of format. */
+  self->in_interval = FALSE;
   g_autoptr (CrMonoid) monoid = current_monoid (self, &error);
   if (monoid == NULL) {
     post_error (self, error, NULL);
@@ -622,25 +667,41 @@ gst_cuda_reduce_set_caps (
  * streaming thread waits for room. Serialized events wait until everything
  * before them has been pushed, so nothing overtakes a buffer. */
 
+/* One reduction of (part of) a buffer, and the result it ends, if any. */
 typedef struct {
-  GstBuffer *buffer; /* the input, mapped until the GPU is done with it */
+  CrJob *job;
+  gboolean emit; /* posts (and in tensor mode pushes) a result */
+  GstClockTime timestamp, duration, stream_time, running_time;
+} Piece;
+
+typedef struct {
+  GstBuffer *buffer; /* the input, mapped until the GPU is done with it; NULL
+                        for the partial interval at EOS */
   gboolean is_frame;
   GstVideoFrame frame;
   GstMapInfo map;
-  CrJob *job;
+  GArray *pieces; /* Piece, in submission order */
   const CrProgram *program; /* owned by the element's compiled table */
   CrMonoid *monoid;
-  GstClockTime timestamp, stream_time, running_time;
+  guint channels; /* results per field the reducer gives */
+  guint components; /* of which are reported (RGBx's x is not) */
+  gboolean per_channel;
 } Pending;
 
 static GstClockTime
-buffer_duration (GstCudaReduce *self, GstBuffer *buf, guint64 count)
+frames_to_time (GstCudaReduce *self, guint64 frames)
+{
+  return gst_util_uint64_scale_int (frames, GST_SECOND, self->format.rate);
+}
+
+static GstClockTime
+buffer_duration (GstCudaReduce *self, GstBuffer *buf, guint64 bytes)
 {
   if (GST_BUFFER_DURATION_IS_VALID (buf))
     return GST_BUFFER_DURATION (buf);
   if (self->format.family == CR_INPUT_AUDIO && self->format.rate > 0)
-    return gst_util_uint64_scale_int (
-        count / self->format.channels, GST_SECOND, self->format.rate);
+    return frames_to_time (self,
+        bytes / cr_type_size (self->format.type) / self->format.channels);
   if (self->format.family == CR_INPUT_VIDEO
       && GST_VIDEO_INFO_FPS_N (&self->format.video) > 0)
     return gst_util_uint64_scale_int (GST_SECOND,
@@ -654,16 +715,15 @@ buffer_duration (GstCudaReduce *self, GstBuffer *buf, guint64 count)
 static void
 pending_free (Pending *p)
 {
-  if (p->job) {
-    guint8 scratch[256];
-    guint8 *out = p->program->out.size <= sizeof scratch
-        ? scratch
-        : g_malloc (p->program->out.size);
-    cr_job_finish (p->job, out, NULL, NULL);
-    if (out != scratch)
-      g_free (out);
-    cr_job_free (p->job);
+  for (guint k = 0; k < p->pieces->len; k++) {
+    CrJob *job = g_array_index (p->pieces, Piece, k).job;
+    if (job == NULL)
+      continue;
+    g_autofree guint8 *out = g_malloc (p->program->out.size * p->channels + 1);
+    cr_job_finish (job, out, NULL, NULL);
+    cr_job_free (job);
   }
+  g_array_unref (p->pieces);
   if (p->is_frame)
     gst_video_frame_unmap (&p->frame);
   else if (p->map.memory)
@@ -673,13 +733,183 @@ pending_free (Pending *p)
   g_free (p);
 }
 
+static Pending *
+pending_new (GstCudaReduce *self, GstBuffer *buf)
+{
+  Pending *p = g_new0 (Pending, 1);
+  p->buffer = buf;
+  p->pieces = g_array_new (FALSE, TRUE, sizeof (Piece));
+  p->program = self->active->program;
+  p->monoid = cr_monoid_ref (self->active_monoid);
+  p->per_channel = self->run_per_channel;
+  p->channels = cr_reducer_channels (self->active->reducer);
+  p->components = p->per_channel ? self->format.components : 1;
+  return p;
+}
+
+/* Submits @region (or @bytes of it from @offset, for a split) as one piece;
+ * posts the error on failure. */
+static gboolean
+submit_piece (GstCudaReduce *self, Pending *p, const CrHostRegion *region,
+    const CrSubmitOptions *options, Piece *piece)
+{
+  g_autoptr (GError) error = NULL;
+  piece->job = cr_reducer_submit (
+      self->active->reducer, region, self->context_bytes, options, &error);
+  if (piece->job == NULL) {
+    post_error (self, error, NULL);
+    return FALSE;
+  }
+  g_array_append_val (p->pieces, *piece);
+  return TRUE;
+}
+
+static void
+stamp (GstCudaReduce *self, Piece *piece, GstClockTime ts, GstClockTime dur)
+{
+  GstSegment *segment = &GST_BASE_TRANSFORM (self)->segment;
+  piece->timestamp = ts;
+  piece->duration = dur;
+  piece->stream_time =
+      gst_segment_to_stream_time (segment, GST_FORMAT_TIME, ts);
+  piece->running_time =
+      gst_segment_to_running_time (segment, GST_FORMAT_TIME, ts);
+}
+
+/* Rows of the reducer in @bytes. */
+static guint64
+rows_in (GstCudaReduce *self, gsize bytes)
+{
+  return bytes / cr_type_size (self->format.type)
+      / cr_reducer_channels (self->active->reducer);
+}
+
+/* Audio with an interval: split where intervals end, as level does. */
+static gboolean
+submit_audio_interval (
+    GstCudaReduce *self, Pending *p, const CrHostRegion *whole, GstBuffer *buf)
+{
+  const gsize frame_bytes =
+      cr_type_size (self->format.type) * self->format.channels;
+  const guint64 per_interval = MAX (1, gst_util_uint64_scale_round (
+      self->run_interval, self->format.rate, GST_SECOND));
+  const guint64 frames = whole->row_bytes / frame_bytes;
+  const GstClockTime ts = GST_BUFFER_PTS (buf);
+  guint64 done = 0;
+
+  if (whole->row_bytes % frame_bytes != 0) {
+    GST_ELEMENT_ERROR (self, STREAM, FORMAT,
+        ("The buffer is %" G_GSIZE_FORMAT " bytes, not a whole number of "
+         "audio frames (%" G_GSIZE_FORMAT " bytes each)",
+            whole->row_bytes, frame_bytes),
+        (NULL));
+    return FALSE;
+  }
+  do {
+    if (!self->in_interval) {
+      self->in_interval = TRUE;
+      self->interval_rows = self->interval_frames = 0;
+      self->interval_ts = GST_CLOCK_TIME_IS_VALID (ts)
+          ? ts + frames_to_time (self, done)
+          : GST_CLOCK_TIME_NONE;
+    }
+    guint64 take = MIN (frames - done, per_interval - self->interval_frames);
+    CrHostRegion region = *whole;
+    region.data = whole->data + done * frame_bytes;
+    region.row_bytes = take * frame_bytes;
+    region.stride = region.row_bytes;
+    if (whole->device)
+      region.device = whole->device + done * frame_bytes;
+    Piece piece = { 0 };
+    piece.emit = self->interval_frames + take == per_interval;
+    CrSubmitOptions options = {
+      .carry = self->interval_frames > 0,
+      .rows_before = self->interval_rows,
+      .discard_result = !piece.emit,
+    };
+    if (piece.emit)
+      stamp (self, &piece, self->interval_ts,
+          frames_to_time (self, per_interval));
+    if (!submit_piece (self, p, &region, &options, &piece))
+      return FALSE;
+    self->interval_frames += take;
+    self->interval_rows += rows_in (self, region.row_bytes);
+    done += take;
+    if (piece.emit)
+      self->in_interval = FALSE;
+  } while (done < frames);
+  return TRUE;
+}
+
+/* Anything else with an interval: whole buffers, until their durations
+ * reach the interval. */
+static gboolean
+submit_whole_interval (
+    GstCudaReduce *self, Pending *p, const CrHostRegion *region, GstBuffer *buf)
+{
+  const gsize bytes = region->row_bytes * region->n_rows;
+  GstClockTime duration = buffer_duration (self, buf, bytes);
+
+  if (!self->in_interval) {
+    self->in_interval = TRUE;
+    self->interval_rows = 0;
+    self->interval_time = 0;
+    self->interval_ts = GST_BUFFER_PTS (buf);
+  }
+  if (GST_CLOCK_TIME_IS_VALID (duration))
+    self->interval_time += duration;
+  Piece piece = { 0 };
+  /* Without durations every buffer closes its interval. */
+  piece.emit = !GST_CLOCK_TIME_IS_VALID (duration)
+      || self->interval_time >= self->run_interval;
+  CrSubmitOptions options = {
+    .carry = self->interval_rows > 0,
+    .rows_before = self->interval_rows,
+    .discard_result = !piece.emit,
+  };
+  if (piece.emit)
+    stamp (self, &piece, self->interval_ts,
+        GST_CLOCK_TIME_IS_VALID (duration) ? self->interval_time
+                                           : GST_CLOCK_TIME_NONE);
+  if (!submit_piece (self, p, region, &options, &piece))
+    return FALSE;
+  self->interval_rows += rows_in (self, bytes);
+  if (piece.emit)
+    self->in_interval = FALSE;
+  return TRUE;
+}
+
+/* The interval under way, as a result of what it has (at EOS). */
+static Pending *
+submit_partial_interval (GstCudaReduce *self)
+{
+  if (!self->in_interval || self->active == NULL
+      || self->interval_entry != self->active)
+    return NULL;
+  self->in_interval = FALSE;
+  Pending *p = pending_new (self, NULL);
+  CrHostRegion empty = { .n_rows = 1 };
+  CrSubmitOptions options = {
+    .carry = self->interval_rows > 0,
+    .rows_before = self->interval_rows,
+  };
+  Piece piece = { .emit = TRUE };
+  GstClockTime duration = self->format.family == CR_INPUT_AUDIO
+      ? frames_to_time (self, self->interval_frames)
+      : self->interval_time;
+  stamp (self, &piece, self->interval_ts, duration);
+  if (!submit_piece (self, p, &empty, &options, &piece)) {
+    pending_free (p);
+    return NULL;
+  }
+  return p;
+}
+
 /* Maps @buf and submits its reduction; posts the error on failure. Takes
  * @buf. */
 static Pending *
 submit_buffer (GstCudaReduce *self, GstBuffer *buf)
 {
-  GstBaseTransform *trans = GST_BASE_TRANSFORM (self);
-  g_autoptr (GError) error = NULL;
   CrHostRegion region = { 0 };
   GstMemory *mem = NULL;
   const guint8 *map_data;
@@ -688,21 +918,13 @@ submit_buffer (GstCudaReduce *self, GstBuffer *buf)
     gst_buffer_unref (buf);
     return NULL;
   }
-  Pending *p = g_new0 (Pending, 1);
-  p->buffer = buf;
-  p->program = self->active->program;
-  p->monoid = cr_monoid_ref (self->active_monoid);
-  p->timestamp = GST_BUFFER_PTS (buf);
-  p->stream_time = gst_segment_to_stream_time (
-      &trans->segment, GST_FORMAT_TIME, p->timestamp);
-  p->running_time = gst_segment_to_running_time (
-      &trans->segment, GST_FORMAT_TIME, p->timestamp);
+  Pending *p = pending_new (self, buf);
 
   if (self->format.family == CR_INPUT_VIDEO) {
     /* Honours GstVideoMeta strides; only each row's visible pixels reach
      * the GPU. */
-    if (!gst_video_frame_map (
-            &p->frame, &self->format.video, buf, GST_MAP_READ)) {
+    if (!gst_video_frame_map (&p->frame, &self->format.video, buf,
+            GST_MAP_READ)) {
       GST_ELEMENT_ERROR (self, STREAM, FORMAT, ("Cannot map a video frame"),
           ("the buffer of %" G_GSIZE_FORMAT
            " bytes is too small for %" GST_PTR_FORMAT,
@@ -738,55 +960,96 @@ submit_buffer (GstCudaReduce *self, GstBuffer *buf)
     region.device = gst_cuda_reduce_memory_device_address (mem, map_data,
         region.data, region.row_bytes * region.n_rows, self->device);
 
-  p->job = cr_reducer_submit (
-      self->active->reducer, &region, self->context_bytes, &error);
-  if (p->job == NULL) {
-    post_error (self, error, NULL);
+  gboolean ok;
+  if (self->run_interval == 0) {
+    Piece piece = { .emit = TRUE };
+    stamp (self, &piece, GST_BUFFER_PTS (buf),
+        buffer_duration (self, buf, region.row_bytes * region.n_rows));
+    ok = submit_piece (self, p, &region, NULL, &piece);
+  } else {
+    /* A new stream, or another monoid, starts a new interval. */
+    if (GST_BUFFER_IS_DISCONT (buf) || self->interval_entry != self->active)
+      self->in_interval = FALSE;
+    self->interval_entry = self->active;
+    if (self->format.family == CR_INPUT_AUDIO)
+      ok = submit_audio_interval (self, p, &region, buf);
+    else
+      ok = submit_whole_interval (self, p, &region, buf);
+  }
+  if (!ok) {
+    self->in_interval = FALSE;
     pending_free (p);
     return NULL;
   }
   return p;
 }
 
+/* @values: one value per channel of the piece's result. */
 static void
-post_result (
-    GstCudaReduce *self, Pending *p, const guint8 *result, guint64 count)
+set_field (GstStructure *s, const Pending *p, guint f, const guint8 *result)
+{
+  const CrLayout *out = &p->program->out;
+  GValue value = G_VALUE_INIT;
+
+  if (!p->per_channel) {
+    cr_type_to_gvalue (out->types[f], result + out->offsets[f], &value);
+    gst_structure_take_value (s, out->names[f], &value);
+    return;
+  }
+  g_value_init (&value, GST_TYPE_ARRAY);
+  for (guint c = 0; c < p->components; c++) {
+    GValue item = G_VALUE_INIT;
+    cr_type_to_gvalue (
+        out->types[f], result + c * out->size + out->offsets[f], &item);
+    gst_value_array_append_and_take_value (&value, &item);
+  }
+  gst_structure_take_value (s, out->names[f], &value);
+}
+
+static void
+post_result (GstCudaReduce *self, const Pending *p, const Piece *piece,
+    const guint8 *result, guint64 count)
 {
   const CrLayout *out = &p->program->out;
   GstStructure *s = gst_structure_new ("cudareduce", "timestamp", G_TYPE_UINT64,
-      p->timestamp, "stream-time", G_TYPE_UINT64, p->stream_time,
-      "running-time", G_TYPE_UINT64, p->running_time, "duration", G_TYPE_UINT64,
-      buffer_duration (self, p->buffer, count), "monoid", G_TYPE_STRING,
+      piece->timestamp, "stream-time", G_TYPE_UINT64, piece->stream_time,
+      "running-time", G_TYPE_UINT64, piece->running_time, "duration",
+      G_TYPE_UINT64, piece->duration, "monoid", G_TYPE_STRING,
       p->monoid->name, "count", G_TYPE_UINT64, count, NULL);
 
-  for (guint f = 0; f < out->n_fields; f++) {
-    GValue value = G_VALUE_INIT;
-    cr_type_to_gvalue (out->types[f], result + out->offsets[f], &value);
-    gst_structure_take_value (s, out->names[f], &value);
-  }
+  if (p->per_channel)
+    gst_structure_set (s, "channels", G_TYPE_UINT, p->components, NULL);
+  for (guint f = 0; f < out->n_fields; f++)
+    set_field (s, p, f, result);
   gst_element_post_message (
       GST_ELEMENT (self), gst_message_new_element (GST_OBJECT (self), s));
 }
 
-/* One memory per tensor, as NNStreamer expects of other/tensors. */
+/* One memory per tensor, as NNStreamer expects of other/tensors: field f's
+ * value for each reported channel. */
 static GstBuffer *
-tensor_buffer (Pending *p, const guint8 *result)
+tensor_buffer (const Pending *p, const Piece *piece, const guint8 *result)
 {
   const CrLayout *out = &p->program->out;
   GstBuffer *buf = gst_buffer_new ();
 
   for (guint f = 0; f < out->n_fields; f++) {
     gsize size = cr_type_size (out->types[f]);
-    gst_buffer_append_memory (buf, gst_allocator_alloc (NULL, size, NULL));
+    GstMemory *mem = gst_allocator_alloc (NULL, size * p->components, NULL);
+    GstMapInfo map;
+    gst_memory_map (mem, &map, GST_MAP_WRITE);
+    for (guint c = 0; c < p->components; c++)
+      memcpy (map.data + c * size, result + c * out->size + out->offsets[f],
+          size);
+    gst_memory_unmap (mem, &map);
+    gst_buffer_append_memory (buf, mem);
   }
-  gsize offset = 0;
-  for (guint f = 0; f < out->n_fields; f++) {
-    gsize size = cr_type_size (out->types[f]);
-    gst_buffer_fill (buf, offset, result + out->offsets[f], size);
-    offset += size;
-  }
-  gst_buffer_copy_into (buf, p->buffer,
-      GST_BUFFER_COPY_FLAGS | GST_BUFFER_COPY_TIMESTAMPS, 0, -1);
+  if (p->buffer)
+    gst_buffer_copy_into (buf, p->buffer, GST_BUFFER_COPY_FLAGS, 0, -1);
+  GST_BUFFER_PTS (buf) = piece->timestamp;
+  GST_BUFFER_DURATION (buf) = piece->duration;
+  if (p->buffer && GST_BUFFER_DTS_IS_VALID (p->buffer) && p->pieces->len == 1)
+    GST_BUFFER_DTS (buf) = GST_BUFFER_DTS (p->buffer);
   return buf;
 }
 
@@ -799,35 +1062,46 @@ should_post (GstCudaReduce *self)
   return post;
 }
 
-/* Waits for @p's result, posts it and pushes the buffer (or the tensors)
- * downstream. Takes @p. */
+/* Waits for @p's results, posts them and pushes the buffer (or the
+ * tensors) downstream. Takes @p. */
 static GstFlowReturn
 finish_pending (GstCudaReduce *self, Pending *p)
 {
-  g_autoptr (GError) error = NULL;
-  g_autofree guint8 *result = g_malloc0 (MAX (p->program->out.size, 1));
-  guint64 count = 0;
-  GstBuffer *out;
+  const gboolean tensors = self->output == GST_CUDA_REDUCE_OUTPUT_TENSOR;
+  g_autofree guint8 *result =
+      g_malloc0 (MAX (p->program->out.size * p->channels, 1));
+  GstFlowReturn ret = GST_FLOW_OK;
 
-  gboolean ok = cr_job_finish (p->job, result, &count, &error);
-  cr_job_free (g_steal_pointer (&p->job));
-  if (!ok) {
-    /* Refuse further buffers before anyone can see the error. */
-    g_mutex_lock (&self->queue_lock);
-    self->flow = GST_FLOW_ERROR;
-    g_mutex_unlock (&self->queue_lock);
-    post_error (self, error, NULL);
-    pending_free (p);
-    return GST_FLOW_ERROR;
+  for (guint k = 0; k < p->pieces->len && ret == GST_FLOW_OK; k++) {
+    Piece *piece = &g_array_index (p->pieces, Piece, k);
+    g_autoptr (GError) error = NULL;
+    guint64 count = 0;
+    gboolean ok = cr_job_finish (piece->job, result, &count, &error);
+    cr_job_free (g_steal_pointer (&piece->job));
+    if (!ok) {
+      /* Refuse further buffers before anyone can see the error. */
+      g_mutex_lock (&self->queue_lock);
+      self->flow = GST_FLOW_ERROR;
+      g_mutex_unlock (&self->queue_lock);
+      post_error (self, error, NULL);
+      ret = GST_FLOW_ERROR;
+      break;
+    }
+    if (!piece->emit)
+      continue;
+    if (should_post (self))
+      post_result (self, p, piece, result, count);
+    if (tensors)
+      ret = gst_pad_push (
+          GST_BASE_TRANSFORM_SRC_PAD (self), tensor_buffer (p, piece, result));
   }
-  if (should_post (self))
-    post_result (self, p, result, count);
-  if (self->output == GST_CUDA_REDUCE_OUTPUT_TENSOR)
-    out = tensor_buffer (p, result);
-  else
-    out = gst_buffer_ref (p->buffer);
+  GstBuffer *out = !tensors && p->buffer && ret == GST_FLOW_OK
+      ? gst_buffer_ref (p->buffer)
+      : NULL;
   pending_free (p);
-  return gst_pad_push (GST_BASE_TRANSFORM_SRC_PAD (self), out);
+  if (out)
+    ret = gst_pad_push (GST_BASE_TRANSFORM_SRC_PAD (self), out);
+  return ret;
 }
 
 static void
@@ -884,6 +1158,30 @@ drain (GstCudaReduce *self)
   g_mutex_unlock (&self->queue_lock);
 }
 
+/* Hands @p to the source pad's task. Takes @p. */
+static GstFlowReturn
+enqueue (GstCudaReduce *self, Pending *p)
+{
+  GstPad *srcpad = GST_BASE_TRANSFORM_SRC_PAD (self);
+
+  g_mutex_lock (&self->queue_lock);
+  if (self->flushing) {
+    g_mutex_unlock (&self->queue_lock);
+    pending_free (p);
+    return GST_FLOW_FLUSHING;
+  }
+  g_queue_push_tail (&self->queue, p);
+  self->in_flight++;
+  if (p->buffer && GST_BUFFER_DURATION_IS_VALID (p->buffer))
+    self->last_duration = GST_BUFFER_DURATION (p->buffer);
+  g_cond_broadcast (&self->queue_cond);
+  g_mutex_unlock (&self->queue_lock);
+  /* Started on the first buffer and again after a flush or an error
+   * paused it; starting a started task does nothing. */
+  gst_pad_start_task (srcpad, src_loop, self, NULL);
+  return GST_FLOW_OK;
+}
+
 static GstFlowReturn
 gst_cuda_reduce_submit_input_buffer (
     GstBaseTransform *trans, gboolean is_discont, GstBuffer *buf)
@@ -926,23 +1224,7 @@ gst_cuda_reduce_submit_input_buffer (
   Pending *p = submit_buffer (self, buf);
   if (p == NULL)
     return GST_FLOW_ERROR;
-
-  g_mutex_lock (&self->queue_lock);
-  if (self->flushing) {
-    g_mutex_unlock (&self->queue_lock);
-    pending_free (p);
-    return GST_FLOW_FLUSHING;
-  }
-  g_queue_push_tail (&self->queue, p);
-  self->in_flight++;
-  if (GST_BUFFER_DURATION_IS_VALID (p->buffer))
-    self->last_duration = GST_BUFFER_DURATION (p->buffer);
-  g_cond_broadcast (&self->queue_cond);
-  g_mutex_unlock (&self->queue_lock);
-  /* Started on the first buffer and again after a flush or an error
-   * paused it; starting a started task does nothing. */
-  gst_pad_start_task (GST_BASE_TRANSFORM_SRC_PAD (trans), src_loop, self, NULL);
-  return GST_FLOW_OK;
+  return enqueue (self, p);
 }
 
 /* Buffers leave from the source pad's task, never from here. */
@@ -972,13 +1254,22 @@ gst_cuda_reduce_sink_event (GstBaseTransform *trans, GstEvent *event)
       return ret;
     case GST_EVENT_FLUSH_STOP:
       drop_pending (self);
+      self->in_interval = FALSE;
       g_mutex_lock (&self->queue_lock);
       self->flushing = FALSE;
       self->flow = GST_FLOW_OK;
       g_mutex_unlock (&self->queue_lock);
       break;
+    case GST_EVENT_EOS: {
+      /* The interval under way ends with the stream. */
+      Pending *p = submit_partial_interval (self);
+      if (p)
+        enqueue (self, p);
+      drain (self);
+      break;
+    }
     default:
-      /* EOS, segments, caps, tags, gaps: after the buffers before them. */
+      /* Segments, caps, tags, gaps: after the buffers before them. */
       if (GST_EVENT_IS_SERIALIZED (event))
         drain (self);
       break;
@@ -1128,6 +1419,8 @@ gst_cuda_reduce_init (GstCudaReduce *self)
   self->output = DEFAULT_OUTPUT;
   self->post_messages = DEFAULT_POST_MESSAGES;
   self->async_depth = DEFAULT_ASYNC_DEPTH;
+  self->per_channel = DEFAULT_PER_CHANNEL;
+  self->interval = DEFAULT_INTERVAL;
   g_mutex_init (&self->queue_lock);
   g_cond_init (&self->queue_cond);
   g_queue_init (&self->queue);
@@ -1228,6 +1521,21 @@ gst_cuda_reduce_class_init (GstCudaReduceClass *klass)
           "leave in order as their reductions complete; the streaming thread "
           "waits when this many are in flight. 1 reduces one buffer at a time",
           1, MAX_ASYNC_DEPTH, DEFAULT_ASYNC_DEPTH, SETUP_FLAGS));
+
+  g_object_class_install_property (gobject_class, PROP_PER_CHANNEL,
+      g_param_spec_boolean ("per-channel", "Per channel",
+          "One result per channel: per interleaved audio channel, per "
+          "component of packed RGB video (in memory order, padding left "
+          "out), per innermost index of a tensor. Message fields become "
+          "arrays and result tensors have the channel count as dimension",
+          DEFAULT_PER_CHANNEL, SETUP_FLAGS));
+  g_object_class_install_property (gobject_class, PROP_INTERVAL,
+      g_param_spec_uint64 ("interval", "Interval",
+          "Stream time per result, in nanoseconds, accumulated across "
+          "buffers (audio buffers are split where an interval ends, as the "
+          "level element does; video frames and tensors count whole). 0 "
+          "gives one result per buffer",
+          0, G_MAXUINT64, DEFAULT_INTERVAL, SETUP_FLAGS));
 
   gst_element_class_set_static_metadata (element_class, "CUDA reduce",
       "Filter/Analyzer",

@@ -7,6 +7,10 @@
  * fails the run.
  *
  *   bench-reduce [--max-bytes N] [--csv FILE] [--compile-csv FILE]
+ *                [--channels-csv FILE]
+ *
+ * Per-channel results (2, 6 and 1024 channels) are timed against the
+ * single result on the same bytes in the same run, and checked per channel.
  *
  * GB/s is input bytes over the median time of one reduction (CUDA events
  * around batches of back-to-back launches, after warm-up), rotating over a
@@ -372,6 +376,112 @@ run_case (Bench *b, const Case *c, gsize max_bytes, FILE *csv,
   }
 }
 
+/* Per-channel results against the single result on the same bytes: the
+ * per-channel kernel at @channels channels, and the single-result kernel,
+ * one after the other in the same run. Checked against the CPU per
+ * channel. */
+static gboolean
+check_channels (const gchar *monoid, const CrProgram *p, const guint8 *data,
+    gsize n, guint channels, const guint8 *got)
+{
+  const gboolean is_int = p->in == CR_TYPE_INT32;
+  gboolean ok = TRUE;
+
+  for (guint c = 0; c < channels && ok; c++) {
+    long double want = 0, abs_sum = 0;
+    for (gsize k = c; k < n; k += channels) {
+      long double x;
+      if (is_int) {
+        gint32 v;
+        memcpy (&v, data + 4 * k, 4);
+        x = v;
+      } else {
+        gfloat v;
+        memcpy (&v, data + 4 * k, 4);
+        x = v;
+      }
+      want += strcmp (monoid, "sumsq") == 0 ? x * x : x;
+      abs_sum += fabsl (x);
+    }
+    /* The first output field: sum for sum, sum for sumsq. sumsq's sum of
+     * squares is checked through its second field. */
+    GValue v = G_VALUE_INIT, d = G_VALUE_INIT;
+    guint field = strcmp (monoid, "sumsq") == 0 ? 1 : 0;
+    cr_type_to_gvalue (
+        p->out.types[field], got + c * p->out.size + p->out.offsets[field], &v);
+    g_value_init (&d, G_TYPE_DOUBLE);
+    g_value_transform (&v, &d);
+    gdouble value = g_value_get_double (&d);
+    gdouble tolerance = is_int ? 0 : 1e-10 * (gdouble)abs_sum + 1e-300;
+    if (fabs (value - (gdouble)want) > tolerance) {
+      g_printerr ("WRONG: %s per channel (%u), channel %u of %" G_GSIZE_FORMAT
+                  " elements: %.17g, reference %.17Lg\n",
+          monoid, channels, c, n, value, want);
+      ok = FALSE;
+    }
+  }
+  return ok;
+}
+
+static void
+run_channels (Bench *b, gsize max_bytes, FILE *csv)
+{
+  static const struct {
+    const gchar *monoid;
+    CrType type;
+  } channel_cases[] = {
+    { "sum", CR_TYPE_FLOAT32 },
+    { "sumsq", CR_TYPE_INT32 },
+  };
+  static const guint counts[] = { 2, 6, 1024 };
+
+  g_print ("\n%-8s %-8s %8s %10s %9s %9s %6s  %s\n", "monoid", "input",
+      "channels", "bytes", "GB/s", "single", "ratio", "check");
+  fprintf (csv, "monoid,input,channels,bytes,gbps,single_gbps,ratio,check\n");
+  for (guint k = 0; k < G_N_ELEMENTS (channel_cases); k++) {
+    g_autoptr (GError) error = NULL;
+    g_autoptr (CrMonoid) monoid =
+        cr_monoid_load (channel_cases[k].monoid, &error);
+    g_autoptr (CrProgram) program =
+        cr_program_new (monoid, channel_cases[k].type);
+    g_autoptr (CrReducer) reducer =
+        cr_reducer_new (b->device, program, NULL, &error);
+    if (reducer == NULL)
+      die (channel_cases[k].monoid, error);
+    g_autofree guint8 *ctx = g_malloc0 (program->ctx.size + 1);
+    const gint which = region_of (channel_cases[k].type);
+    OurLaunch our = { reducer, ctx };
+
+    for (guint c = 0; c < G_N_ELEMENTS (counts); c++) {
+      const guint channels = counts[c];
+      g_autofree guint8 *out = g_malloc0 (program->out.size * channels);
+      for (gsize bytes = 64u << 10; bytes <= max_bytes; bytes *= 4) {
+        /* Both on the same bytes, back to back. */
+        if (!cr_reducer_set_channels (reducer, 1, &error))
+          die ("channels", error);
+        gdouble single =
+            bytes / time_launches (b, launch_ours, &our, which, bytes) * 1e-9;
+        if (!cr_reducer_set_channels (reducer, channels, &error))
+          die ("channels", error);
+        gdouble per =
+            bytes / time_launches (b, launch_ours, &our, which, bytes) * 1e-9;
+        if (!cr_reducer_reduce_device (
+                reducer, b->region[which], bytes / 4, ctx, out, &error))
+          die ("per-channel reduction", error);
+        gboolean ok = check_channels (channel_cases[k].monoid, program,
+            b->host[which], bytes / 4, channels, out);
+        b->failed |= !ok;
+        g_print ("%-8s %-8s %8u %10" G_GSIZE_FORMAT " %9.1f %9.1f %6.2f  %s\n",
+            channel_cases[k].monoid, cr_type_name (channel_cases[k].type),
+            channels, bytes, per, single, per / single, ok ? "ok" : "WRONG");
+        fprintf (csv, "%s,%s,%u,%" G_GSIZE_FORMAT ",%.2f,%.2f,%.4f,%s\n",
+            channel_cases[k].monoid, cr_type_name (channel_cases[k].type),
+            channels, bytes, per, single, per / single, ok ? "ok" : "wrong");
+      }
+    }
+  }
+}
+
 /* In a child process: the time from nothing in memory to a loaded kernel,
  * with the compiled image on disk. Printed for the parent to read. */
 static int
@@ -434,6 +544,8 @@ main (int argc, char **argv)
   gsize max_bytes = 1u << 30;
   const gchar *csv_path = "bench-reduce.csv";
   const gchar *compile_csv_path = "bench-compile.csv";
+  const gchar *channels_csv_path = "bench-channels.csv";
+  gboolean channels_only = FALSE;
   g_autoptr (GError) error = NULL;
   Bench b = { 0 };
 
@@ -446,9 +558,14 @@ main (int argc, char **argv)
       csv_path = argv[++k];
     else if (strcmp (argv[k], "--compile-csv") == 0 && k + 1 < argc)
       compile_csv_path = argv[++k];
+    else if (strcmp (argv[k], "--channels-csv") == 0 && k + 1 < argc)
+      channels_csv_path = argv[++k];
+    else if (strcmp (argv[k], "--channels-only") == 0)
+      channels_only = TRUE;
     else {
       g_printerr ("usage: %s [--max-bytes N] [--csv FILE] "
-                  "[--compile-csv FILE]\n",
+                  "[--compile-csv FILE] [--channels-csv FILE] "
+                  "[--channels-only]\n",
           argv[0]);
       return 2;
     }
@@ -493,6 +610,16 @@ main (int argc, char **argv)
   check_cu (b.cu->EventCreate (&b.end, 0), "event");
   check_cu (b.cu->StreamSynchronize (b.stream), "upload");
 
+  if (channels_only) {
+    FILE *channels_csv = fopen (channels_csv_path, "w");
+    if (channels_csv == NULL)
+      die (channels_csv_path, NULL);
+    cr_device_pop (b.device);
+    run_channels (&b, max_bytes, channels_csv);
+    fclose (channels_csv);
+    return b.failed ? 1 : 0;
+  }
+
   /* Ceilings per size, on the int32 region. */
   guint n_sizes = 0;
   for (gsize bytes = MIN_BYTES; bytes <= max_bytes; bytes *= 4)
@@ -524,13 +651,19 @@ main (int argc, char **argv)
     run_case (&b, &cases[k], max_bytes, csv, cub_sum, copy);
   fclose (csv);
 
+  FILE *channels_csv = fopen (channels_csv_path, "w");
+  if (channels_csv == NULL)
+    die (channels_csv_path, NULL);
+  run_channels (&b, max_bytes, channels_csv);
+  fclose (channels_csv);
+
   FILE *compile_csv = fopen (compile_csv_path, "w");
   if (compile_csv == NULL)
     die (compile_csv_path, NULL);
   compile_costs (&b, argv[0], compile_csv);
   fclose (compile_csv);
   g_print ("\nCUB eq.: CUB's own reduction of the same monoid; copy: "
-           "device-to-device, bytes read + written.\nTables: %s, %s\n",
-      csv_path, compile_csv_path);
+           "device-to-device, bytes read + written.\nTables: %s, %s, %s\n",
+      csv_path, channels_csv_path, compile_csv_path);
   return b.failed ? 1 : 0;
 }

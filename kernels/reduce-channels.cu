@@ -1,0 +1,134 @@
+/* kernels/reduce-channels.cu: one result per channel, in one launch.
+ *
+ * Appended to reduce.cu (whose types and block helpers it uses). The input
+ * is rows of `channels` interleaved elements: audio frames, pixels, or the
+ * innermost dimension of a tensor. Each thread owns one channel and reads
+ * every so many rows, so consecutive threads read consecutive elements and
+ * every load is coalesced, whatever the channel count:
+ *
+ *   - W = min (channels, CR_BLOCK_THREADS) channels per block (a tile); the
+ *     grid's y dimension covers the tiles of wide rows (thousands of tensor
+ *     channels), each block reducing one tile over a slice of the rows;
+ *   - a block's T = (CR_BLOCK_THREADS / W) * W threads cover R = T / W rows
+ *     per pass (128 rows of a stereo signal, one row of a wide tensor).
+ *
+ * A block folds its threads' accumulators channel by channel in shared
+ * memory, writes one partial per channel, and the last block of each tile
+ * (elected by that tile's ticket) combines the tile's partials, folds in the
+ * carried state, and finalizes. The element index i given to cr_load is the
+ * row, the element's index within its channel. */
+
+#define CR_CH_UNROLL 4
+
+/* Folds sh[r * W + c] over r < rows into sh[c], for every c < W, with a
+ * halving tree that needs no power of two. Every thread of the block calls
+ * it; threads t < T own sh[t]. */
+static __device__ void
+cr_fold_rows (CrAccWords *sh, unsigned int rows, unsigned int width,
+    const Ctx &ctx)
+{
+  const unsigned int t = threadIdx.x;
+  for (unsigned int n = rows; n > 1;) {
+    const unsigned int half = (n + 1) / 2;
+    __syncthreads ();
+    if (t < (n - half) * width)
+      sh[t].acc = cr_combine (sh[t].acc, sh[t + half * width].acc, ctx);
+    n = half;
+  }
+  __syncthreads ();
+}
+
+/* data:      rows * channels elements, aligned to their size
+ * row_base:  the index of data's first row in the whole input (for i)
+ * partials:  gridDim.y * gridDim.x * W slots; tickets: gridDim.y counters,
+ *            zero before the first launch and left zero by every launch
+ * carry:     NULL, or `channels` accumulators of the rows before (may equal
+ *            state)
+ * state:     receives carry combined with these rows, per channel
+ * result:    receives cr_finalize (state, count) per channel */
+extern "C" __global__ void __launch_bounds__ (CR_BLOCK_THREADS)
+cr_reduce_channels (const In *data, unsigned long long rows,
+    unsigned int channels, unsigned long long row_base, CrAccWords *partials,
+    unsigned int *tickets, const Acc *carry, Acc *state, Out *result,
+    unsigned long long count, const Ctx ctx)
+{
+  __shared__ CrAccWords sh[CR_BLOCK_THREADS];
+  __shared__ bool is_last;
+  const unsigned int width =
+      channels < CR_BLOCK_THREADS ? channels : CR_BLOCK_THREADS;
+  const unsigned int per_pass = CR_BLOCK_THREADS / width;
+  const unsigned int used = per_pass * width;
+  const unsigned int t = threadIdx.x;
+  const unsigned int lane_channel = t % width;
+  const unsigned int c = blockIdx.y * width + lane_channel;
+  const bool active = t < used && c < channels;
+  Acc acc = cr_identity (ctx);
+
+  if (active) {
+    const unsigned long long step =
+        (unsigned long long) gridDim.x * per_pass;
+    unsigned long long r = (unsigned long long) blockIdx.x * per_pass
+        + t / width;
+    for (; r + (CR_CH_UNROLL - 1) * step < rows; r += CR_CH_UNROLL * step) {
+      In x[CR_CH_UNROLL];
+#pragma unroll
+      for (int u = 0; u < CR_CH_UNROLL; u++)
+        x[u] = __ldg (data + (r + u * step) * channels + c);
+#pragma unroll
+      for (int u = 0; u < CR_CH_UNROLL; u++)
+        acc = cr_combine (acc, cr_load (x[u], row_base + r + u * step, ctx),
+            ctx);
+    }
+    for (; r < rows; r += step)
+      acc = cr_combine (acc,
+          cr_load (__ldg (data + r * channels + c), row_base + r, ctx), ctx);
+  }
+  sh[t].acc = acc;
+  cr_fold_rows (sh, per_pass, width, ctx);
+
+  const unsigned int tile = blockIdx.y;
+  if (gridDim.x == 1) {
+    if (t == 0)
+      is_last = true;
+  } else {
+    if (t < width)
+      partials[((unsigned long long) tile * gridDim.x + blockIdx.x) * width
+          + t].acc = sh[t].acc;
+    /* Release: this block's partials are visible before its ticket. */
+    __threadfence ();
+    __syncthreads ();
+    if (t == 0) {
+      const unsigned int taken = atomicAdd (&tickets[tile], 1u);
+      is_last = taken == gridDim.x - 1;
+      if (is_last)
+        __threadfence (); /* acquire: the others' partials, after their tickets */
+    }
+  }
+  __syncthreads ();
+  if (!is_last)
+    return;
+
+  if (gridDim.x > 1) {
+    /* The tile's partials, R blocks' worth per pass, folded again. */
+    Acc total = cr_identity (ctx);
+    if (t < used)
+      for (unsigned int b = t / width; b < gridDim.x; b += per_pass)
+        total = cr_combine (total,
+            cr_load_partial (
+                partials + ((unsigned long long) tile * gridDim.x + b) * width
+                + lane_channel),
+            ctx);
+    __syncthreads (); /* every thread is done reading sh above */
+    sh[t].acc = total;
+    cr_fold_rows (sh, per_pass, width, ctx);
+  }
+  if (t < width && c < channels) {
+    Acc total = sh[t].acc;
+    if (carry != nullptr)
+      total = cr_combine (carry[c], total, ctx);
+    state[c] = total;
+    result[c] = cr_finalize (total, count, ctx);
+  }
+  if (t == 0 && gridDim.x > 1)
+    tickets[tile] = 0;
+}
