@@ -6,11 +6,13 @@
  * every so many rows, so consecutive threads read consecutive elements and
  * every load is coalesced, whatever the channel count:
  *
- *   - W = min (channels, CR_BLOCK_THREADS) channels per block (a tile); the
- *     grid's y dimension covers the tiles of wide rows (thousands of tensor
+ *   - W channels per block (a tile): all of them up to 32, else 32, a
+ *     warp's worth, so that a warp still reads 32 neighbours; the grid's y
+ *     dimension covers the tiles of wide rows (thousands of tensor
  *     channels), each block reducing one tile over a slice of the rows;
  *   - a block's T = (CR_BLOCK_THREADS / W) * W threads cover R = T / W rows
- *     per pass (128 rows of a stereo signal, one row of a wide tensor).
+ *     per pass (128 rows of a stereo signal, 8 of a wide tensor), so that
+ *     the last block folds each channel's partials with R threads.
  *
  * A block folds its threads' accumulators channel by channel in shared
  * memory, writes one partial per channel, and the last block of each tile
@@ -18,7 +20,7 @@
  * carried state, and finalizes. The element index i given to cr_load is the
  * row, the element's index within its channel. */
 
-#define CR_CH_UNROLL 4
+#define CR_CH_UNROLL 8
 
 /* Folds sh[r * W + c] over r < rows into sh[c], for every c < W, with a
  * halving tree that needs no power of two. Every thread of the block calls
@@ -39,6 +41,7 @@ cr_fold_rows (CrAccWords *sh, unsigned int rows, unsigned int width,
 }
 
 /* data:      rows * channels elements, aligned to their size
+ * width:     W, channels per tile (at most CR_BLOCK_THREADS)
  * row_base:  the index of data's first row in the whole input (for i)
  * partials:  gridDim.y * gridDim.x * W slots; tickets: gridDim.y counters,
  *            zero before the first launch and left zero by every launch
@@ -48,14 +51,13 @@ cr_fold_rows (CrAccWords *sh, unsigned int rows, unsigned int width,
  * result:    receives cr_finalize (state, count) per channel */
 extern "C" __global__ void __launch_bounds__ (CR_BLOCK_THREADS)
 cr_reduce_channels (const In *data, unsigned long long rows,
-    unsigned int channels, unsigned long long row_base, CrAccWords *partials,
+    unsigned int channels, unsigned int width, unsigned long long row_base,
+    CrAccWords *partials,
     unsigned int *tickets, const Acc *carry, Acc *state, Out *result,
     unsigned long long count, const Ctx ctx)
 {
   __shared__ CrAccWords sh[CR_BLOCK_THREADS];
   __shared__ bool is_last;
-  const unsigned int width =
-      channels < CR_BLOCK_THREADS ? channels : CR_BLOCK_THREADS;
   const unsigned int per_pass = CR_BLOCK_THREADS / width;
   const unsigned int used = per_pass * width;
   const unsigned int t = threadIdx.x;

@@ -73,11 +73,11 @@ static void
 append_kernel (GString *s, const gchar *name)
 {
   g_autofree gchar *path = g_strconcat (KERNEL_RESOURCE, name, NULL);
-  g_autoptr (GBytes) found = g_resource_lookup_data (cr_resources_get_resource (),
-      path, G_RESOURCE_LOOKUP_FLAGS_NONE, NULL);
+  g_autoptr (GBytes) found = g_resource_lookup_data (
+      cr_resources_get_resource (), path, G_RESOURCE_LOOKUP_FLAGS_NONE, NULL);
   g_assert (found != NULL); /* compiled into the plugin */
-  g_string_append_len (s, g_bytes_get_data (found, NULL),
-      (gssize)g_bytes_get_size (found));
+  g_string_append_len (
+      s, g_bytes_get_data (found, NULL), (gssize)g_bytes_get_size (found));
 }
 
 /* Both kernels: one result over everything, and one per channel. */

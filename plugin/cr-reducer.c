@@ -305,11 +305,17 @@ load_module (CrReducer *r, gchar **log, GError **error)
   return TRUE;
 }
 
-/* Channel tiles of the per-channel kernel: W channels per block. */
+/* Channel tiles of the per-channel kernel: W channels per block, at most
+ * a warp's worth, so that wide rows still give each channel several
+ * threads (R = 256 / W rows per pass) to fold partials with. */
+#define MAX_TILE_WIDTH 32
+/* The grid's y dimension. */
+#define MAX_TILES 65535
+
 static guint
 tile_width (guint channels)
 {
-  return MIN (channels, BLOCK_THREADS);
+  return MIN (channels, MAX_TILE_WIDTH);
 }
 
 static guint
@@ -347,13 +353,19 @@ allocate_for_channels (CrReducer *r, guint channels, GError **error)
       "Allocating partials");
   CHECK (cu->MemAlloc (&r->tickets, MAX (16, tiles * 4)),
       "Allocating the tickets");
-  CHECK (cu->MemsetD8Async (r->tickets, 0, MAX (16, tiles * 4),
-             r->device->stream),
+  CHECK (
+      cu->MemsetD8Async (r->tickets, 0, MAX (16, tiles * 4), r->device->stream),
       "Clearing the tickets");
   CHECK (cu->MemAlloc (&r->state, MAX (1, channels * p->acc.size)),
       "Allocating the state");
   CHECK (cu->MemAlloc (&r->result, MAX (1, channels * p->out.size)),
       "Allocating the result");
+  if (r->host_result)
+    cu->MemFreeHost (r->host_result);
+  r->host_result = NULL;
+  CHECK (cu->MemAllocHost (
+             (void **)&r->host_result, MAX (1, channels * p->out.size)),
+      "Allocating pinned memory");
   r->channels = channels;
   /* Whole 64-byte lines, so that two jobs' results never share one. */
   r->slot_bytes = (MAX (channels * p->out.size, 1) + 63) / 64 * 64;
@@ -364,7 +376,6 @@ static gboolean
 reducer_setup (CrReducer *r, gchar **log, GError **error)
 {
   const CrDriver *cu = r->device->cu;
-  const CrProgram *p = r->program;
   int per_sm = 0;
 
   if (!load_module (r, log, error))
@@ -377,11 +388,7 @@ reducer_setup (CrReducer *r, gchar **log, GError **error)
              &per_sm, r->channels_function, BLOCK_THREADS, 0),
       "Querying the per-channel kernel's occupancy");
   r->grid_max_channels = MAX (1, per_sm) * r->device->sm_count;
-  if (!allocate_for_channels (r, 1, error))
-    return FALSE;
-  CHECK (cu->MemAllocHost ((void **)&r->host_result, p->out.size),
-      "Allocating pinned memory");
-  return TRUE;
+  return allocate_for_channels (r, 1, error);
 }
 
 CrReducer *
@@ -412,8 +419,8 @@ cr_reducer_free (CrReducer *r)
     return;
   const CrDriver *cu = r->device->cu;
   if (cu->CtxPushCurrent (r->device->context) == CUDA_SUCCESS) {
-    CUdeviceptr *buffers[] = { &r->partials, &r->tickets, &r->state,
-      &r->result, &r->staging };
+    CUdeviceptr *buffers[] = { &r->partials, &r->tickets, &r->state, &r->result,
+      &r->staging };
     for (guint k = 0; k < G_N_ELEMENTS (buffers); k++)
       if (*buffers[k])
         cu->MemFree (*buffers[k]);
@@ -483,8 +490,8 @@ launch (CrReducer *r, CUdeviceptr data, guint64 rows, guint64 row_base,
         MAX ((guint64)1, (rows + per_block - 1) / per_block));
     void *params[] = { &data, &rows, &row_base, &r->partials, &r->tickets,
       &carry_ptr, &r->state, &result, &count, (void *)ctx };
-    CHECK (r->device->cu->LaunchKernel (r->function, grid, 1, 1,
-               BLOCK_THREADS, 1, 1, 0, r->device->stream, params, NULL),
+    CHECK (r->device->cu->LaunchKernel (r->function, grid, 1, 1, BLOCK_THREADS,
+               1, 1, 0, r->device->stream, params, NULL),
         "Launching the reduction");
     return TRUE;
   }
@@ -495,10 +502,11 @@ launch (CrReducer *r, CUdeviceptr data, guint64 rows, guint64 row_base,
   const guint tiles = tile_count (r->channels);
   const guint64 rows_per_pass = BLOCK_THREADS / tile_width (r->channels);
   const guint64 max_x = MAX (1, r->grid_max_channels / tiles);
-  guint grid_x = (guint)MIN (
-      max_x, MAX ((guint64)1, (rows + rows_per_pass * 8 - 1) / (rows_per_pass * 8)));
-  guint channels = r->channels;
-  void *params[] = { &data, &rows, &channels, &row_base, &r->partials,
+  /* Each thread at least four rows. */
+  const guint64 want_x = (rows + rows_per_pass * 4 - 1) / (rows_per_pass * 4);
+  guint grid_x = (guint)MIN (max_x, MAX ((guint64)1, want_x));
+  guint channels = r->channels, width = tile_width (r->channels);
+  void *params[] = { &data, &rows, &channels, &width, &row_base, &r->partials,
     &r->tickets, &carry_ptr, &r->state, &result, &count, (void *)ctx };
   CHECK (r->device->cu->LaunchKernel (r->channels_function, grid_x, tiles, 1,
              BLOCK_THREADS, 1, 1, 0, r->device->stream, params, NULL),
@@ -546,8 +554,8 @@ whole_rows (CrReducer *r, gsize limit)
  * kernel reads in place. Copying the next chunk overlaps the GPU's reading
  * of this one. Rows wider than a ring chunk go through device memory. */
 static gboolean
-reduce_staged (CrReducer *r, const guint8 *data, gsize bytes,
-    const guint8 *ctx, const Start *start, GError **error)
+reduce_staged (CrReducer *r, const guint8 *data, gsize bytes, const guint8 *ctx,
+    const Start *start, GError **error)
 {
   CrDevice *d = r->device;
   const gsize row = cr_type_size (r->program->in) * r->channels;
@@ -556,8 +564,8 @@ reduce_staged (CrReducer *r, const guint8 *data, gsize bytes,
       && (d->staging = cr_staging_new (d->cu, STAGING_RING_BYTES, error))
           == NULL)
     return FALSE;
-  const gsize chunk = whole_rows (r,
-      MIN (cr_staging_max_chunk (d->staging), cr_reducer_chunk_bytes ()));
+  const gsize chunk = whole_rows (
+      r, MIN (cr_staging_max_chunk (d->staging), cr_reducer_chunk_bytes ()));
   const gboolean in_ring = chunk <= cr_staging_max_chunk (d->staging);
   if (!in_ring && !ensure_staging (r, chunk, error))
     return FALSE;
@@ -620,8 +628,8 @@ reduce_rows (CrReducer *r, const CrHostRegion *region, const guint8 *ctx,
     CHECK (r->device->cu->Memcpy2DAsync (&copy, r->device->stream),
         "Copying the input rows to the GPU");
     if (!launch (r, r->staging, lines * rows_per_line,
-            start->rows_before + line * rows_per_line,
-            start->carry || line > 0, ctx, start->result, error))
+            start->rows_before + line * rows_per_line, start->carry || line > 0,
+            ctx, start->result, error))
       return FALSE;
   }
   return TRUE;
@@ -684,13 +692,13 @@ submit (CrReducer *r, const CrHostRegion *region, const guint8 *ctx,
   Start start = {
     .carry = options && options->carry,
     .rows_before = options ? options->rows_before : 0,
-    .result = options && options->discard_result ? r->result
-                                                 : job->slot->device,
+    .result =
+        options && options->discard_result ? r->result : job->slot->device,
   };
 
   if (bytes == 0) {
-    if (!launch (r, 0, 0, start.rows_before, start.carry, ctx, start.result,
-            error))
+    if (!launch (
+            r, 0, 0, start.rows_before, start.carry, ctx, start.result, error))
       return FALSE;
   } else if (region->n_rows > 1 && region->stride != region->row_bytes) {
     if (!reduce_rows (r, region, ctx, &start, error))
@@ -750,6 +758,12 @@ cr_reducer_set_channels (CrReducer *r, guint channels, GError **error)
   g_return_val_if_fail (channels >= 1, FALSE);
   if (channels == r->channels)
     return TRUE;
+  if (tile_count (channels) > MAX_TILES) {
+    g_set_error (error, CR_ERROR, CR_ERROR_INPUT,
+        "%u channels are more than per-channel results support (%u)", channels,
+        MAX_TILES * MAX_TILE_WIDTH);
+    return FALSE;
+  }
   if (!cr_device_push (r->device, error))
     return FALSE;
   /* Queued launches may still use the old buffers. */
@@ -793,8 +807,8 @@ cr_job_finish (CrJob *job, guint8 *out, guint64 *count, GError **error)
     return cr_cuda_fail (error, res,
         "The reduction on the GPU (after a fault in the monoid's code, CUDA "
         "stays unusable in this process until it restarts)");
-  memcpy (out, job->slot->host,
-      job->reducer->program->out.size * job->channels);
+  memcpy (
+      out, job->slot->host, job->reducer->program->out.size * job->channels);
   if (count)
     *count = job->count;
   return TRUE;
@@ -832,13 +846,13 @@ static gboolean
 fetch_result (CrReducer *r, guint8 *out, GError **error)
 {
   const CrDriver *cu = r->device->cu;
-  CHECK (cu->MemcpyDtoHAsync (r->host_result, r->result, r->program->out.size,
-             r->device->stream),
+  CHECK (cu->MemcpyDtoHAsync (r->host_result, r->result,
+             r->program->out.size * r->channels, r->device->stream),
       "Copying the result to the host");
   CHECK (cu->StreamSynchronize (r->device->stream),
       "The reduction on the GPU (after a fault in the monoid's code, CUDA "
       "stays unusable in this process until it restarts)");
-  memcpy (out, r->host_result, r->program->out.size);
+  memcpy (out, r->host_result, r->program->out.size * r->channels);
   return TRUE;
 }
 

@@ -147,8 +147,8 @@ cr_input_format_from_caps (const GstCaps *caps, CrInputFormat *fmt)
       return FALSE;
     fmt->frame_bytes = GST_VIDEO_INFO_SIZE (&fmt->video);
     fmt->channels = fmt->components = 1;
-    guint bytes = rgb_channels (
-        gst_structure_get_string (s, "format"), &fmt->components);
+    guint bytes =
+        rgb_channels (gst_structure_get_string (s, "format"), &fmt->components);
     if (bytes > 0)
       fmt->channels = bytes;
     return TRUE;
@@ -188,10 +188,9 @@ tensor_structure (const GstStructure *input, const CrMonoid *monoid, CrType in,
     g_string_append_printf (types, "%s%s", f ? "," : "", cr_type_name (t));
     g_string_append_printf (dims, "%s%u", f ? "," : "", channels);
   }
-  GstStructure *out =
-      gst_structure_new ("other/tensors", "format", G_TYPE_STRING, "static",
-          "num_tensors", G_TYPE_INT, (gint)fields->len, "types", G_TYPE_STRING,
-          types->str, NULL);
+  GstStructure *out = gst_structure_new ("other/tensors", "format",
+      G_TYPE_STRING, "static", "num_tensors", G_TYPE_INT, (gint)fields->len,
+      "types", G_TYPE_STRING, types->str, NULL);
   if (channels > 0)
     gst_structure_set (out, "dimensions", G_TYPE_STRING, dims->str, NULL);
   const GValue *rate = gst_structure_get_value (input, "framerate");
@@ -209,8 +208,7 @@ cr_tensor_caps_for_input (
   GstCaps *caps = gst_caps_new_empty ();
   g_autoptr (GList) types = cr_caps_structure_types (s);
   for (GList *l = types; l; l = l->next)
-    caps = gst_caps_merge_structure (
-        caps, tensor_structure (
-                  s, monoid, GPOINTER_TO_INT (l->data), per_channel));
+    caps = gst_caps_merge_structure (caps,
+        tensor_structure (s, monoid, GPOINTER_TO_INT (l->data), per_channel));
   return caps;
 }

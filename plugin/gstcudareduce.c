@@ -22,6 +22,12 @@
  * and one field per result field. With `output=tensor` the source pad
  * carries the results as `other/tensors`, one tensor per result field.
  *
+ * With #GstCudaReduce:per-channel each result has one value per channel
+ * (audio channel, RGB component, innermost tensor index), and with
+ * #GstCudaReduce:interval results accumulate across buffers, one per
+ * interval of stream time, audio buffers being split where an interval ends
+ * as the level element does.
+ *
  * Reductions are asynchronous: up to #GstCudaReduce:async-depth buffers
  * are in flight on the GPU, and results leave in order, from a task on the
  * source pad, as the GPU finishes them. Serialized events such as EOS wait
@@ -43,6 +49,11 @@
  * gst-launch-1.0 -m videotestsrc num-buffers=5 ! video/x-raw,format=GRAY8 ! \
  *     cudareduce monoid=count_gt threshold=200 ! fakesink
  * ]| counts the pixels brighter than 200 in every frame.
+ * |[
+ * gst-launch-1.0 -m audiotestsrc num-buffers=100 ! \
+ *     audio/x-raw,format=F32LE,channels=2 ! cudareduce monoid=sumsq \
+ *     per-channel=true interval=100000000 ! fakesink
+ * ]| posts per-channel sums of squares every 100 ms.
  */
 
 #include "gstcudareduce.h"
@@ -700,8 +711,8 @@ buffer_duration (GstCudaReduce *self, GstBuffer *buf, guint64 bytes)
   if (GST_BUFFER_DURATION_IS_VALID (buf))
     return GST_BUFFER_DURATION (buf);
   if (self->format.family == CR_INPUT_AUDIO && self->format.rate > 0)
-    return frames_to_time (self,
-        bytes / cr_type_size (self->format.type) / self->format.channels);
+    return frames_to_time (
+        self, bytes / cr_type_size (self->format.type) / self->format.channels);
   if (self->format.family == CR_INPUT_VIDEO
       && GST_VIDEO_INFO_FPS_N (&self->format.video) > 0)
     return gst_util_uint64_scale_int (GST_SECOND,
@@ -791,8 +802,9 @@ submit_audio_interval (
 {
   const gsize frame_bytes =
       cr_type_size (self->format.type) * self->format.channels;
-  const guint64 per_interval = MAX (1, gst_util_uint64_scale_round (
-      self->run_interval, self->format.rate, GST_SECOND));
+  const guint64 per_interval = MAX (1,
+      gst_util_uint64_scale_round (
+          self->run_interval, self->format.rate, GST_SECOND));
   const guint64 frames = whole->row_bytes / frame_bytes;
   const GstClockTime ts = GST_BUFFER_PTS (buf);
   guint64 done = 0;
@@ -828,8 +840,8 @@ submit_audio_interval (
       .discard_result = !piece.emit,
     };
     if (piece.emit)
-      stamp (self, &piece, self->interval_ts,
-          frames_to_time (self, per_interval));
+      stamp (
+          self, &piece, self->interval_ts, frames_to_time (self, per_interval));
     if (!submit_piece (self, p, &region, &options, &piece))
       return FALSE;
     self->interval_frames += take;
@@ -923,8 +935,8 @@ submit_buffer (GstCudaReduce *self, GstBuffer *buf)
   if (self->format.family == CR_INPUT_VIDEO) {
     /* Honours GstVideoMeta strides; only each row's visible pixels reach
      * the GPU. */
-    if (!gst_video_frame_map (&p->frame, &self->format.video, buf,
-            GST_MAP_READ)) {
+    if (!gst_video_frame_map (
+            &p->frame, &self->format.video, buf, GST_MAP_READ)) {
       GST_ELEMENT_ERROR (self, STREAM, FORMAT, ("Cannot map a video frame"),
           ("the buffer of %" G_GSIZE_FORMAT
            " bytes is too small for %" GST_PTR_FORMAT,
@@ -1014,8 +1026,8 @@ post_result (GstCudaReduce *self, const Pending *p, const Piece *piece,
   GstStructure *s = gst_structure_new ("cudareduce", "timestamp", G_TYPE_UINT64,
       piece->timestamp, "stream-time", G_TYPE_UINT64, piece->stream_time,
       "running-time", G_TYPE_UINT64, piece->running_time, "duration",
-      G_TYPE_UINT64, piece->duration, "monoid", G_TYPE_STRING,
-      p->monoid->name, "count", G_TYPE_UINT64, count, NULL);
+      G_TYPE_UINT64, piece->duration, "monoid", G_TYPE_STRING, p->monoid->name,
+      "count", G_TYPE_UINT64, count, NULL);
 
   if (p->per_channel)
     gst_structure_set (s, "channels", G_TYPE_UINT, p->components, NULL);
@@ -1039,8 +1051,8 @@ tensor_buffer (const Pending *p, const Piece *piece, const guint8 *result)
     GstMapInfo map;
     gst_memory_map (mem, &map, GST_MAP_WRITE);
     for (guint c = 0; c < p->components; c++)
-      memcpy (map.data + c * size, result + c * out->size + out->offsets[f],
-          size);
+      memcpy (
+          map.data + c * size, result + c * out->size + out->offsets[f], size);
     gst_memory_unmap (mem, &map);
     gst_buffer_append_memory (buf, mem);
   }

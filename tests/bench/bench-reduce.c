@@ -465,11 +465,13 @@ run_channels (Bench *b, gsize max_bytes, FILE *csv)
           die ("channels", error);
         gdouble per =
             bytes / time_launches (b, launch_ours, &our, which, bytes) * 1e-9;
+        /* Whole rows: the per-channel path reduces n / channels rows. */
+        const gsize n = bytes / 4 / channels * channels;
         if (!cr_reducer_reduce_device (
-                reducer, b->region[which], bytes / 4, ctx, out, &error))
+                reducer, b->region[which], n, ctx, out, &error))
           die ("per-channel reduction", error);
-        gboolean ok = check_channels (channel_cases[k].monoid, program,
-            b->host[which], bytes / 4, channels, out);
+        gboolean ok = check_channels (
+            channel_cases[k].monoid, program, b->host[which], n, channels, out);
         b->failed |= !ok;
         g_print ("%-8s %-8s %8u %10" G_GSIZE_FORMAT " %9.1f %9.1f %6.2f  %s\n",
             channel_cases[k].monoid, cr_type_name (channel_cases[k].type),
