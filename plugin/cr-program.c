@@ -80,28 +80,32 @@ append_kernel (GString *s, const gchar *name)
       s, g_bytes_get_data (found, NULL), (gssize)g_bytes_get_size (found));
 }
 
-/* Both kernels: one result over everything, and one per channel. */
+/* The kernels: one result over everything, and (@per_channel) one per
+ * channel, compiled only for elements that ask for it since they cost
+ * NVRTC several times the time of the first. */
 static const gchar *
-kernel_template (void)
+kernel_template (gboolean per_channel)
 {
-  static gchar *text;
-  if (g_once_init_enter (&text)) {
+  static gchar *texts[2];
+  if (g_once_init_enter (&texts[per_channel])) {
     GString *s = g_string_new (NULL);
     append_kernel (s, "reduce.cu");
-    append_kernel (s, "reduce-channels.cu");
-    g_once_init_leave (&text, g_string_free (s, FALSE));
+    if (per_channel)
+      append_kernel (s, "reduce-channels.cu");
+    g_once_init_leave (&texts[per_channel], g_string_free (s, FALSE));
   }
-  return text;
+  return texts[per_channel];
 }
 
-CrProgram *
-cr_program_new (CrMonoid *monoid, CrType in)
+static CrProgram *
+program_new (CrMonoid *monoid, CrType in, gboolean per_channel)
 {
   CrProgram *p = g_new0 (CrProgram, 1);
   GString *s = g_string_new (NULL);
 
   p->monoid = cr_monoid_ref (monoid);
   p->in = in;
+  p->per_channel = per_channel;
   cr_layout_init (&p->acc, monoid->accumulator, in);
   cr_layout_init (&p->ctx, monoid->context, in);
   cr_layout_init (&p->out, cr_monoid_result_fields (monoid), in);
@@ -117,8 +121,10 @@ cr_program_new (CrMonoid *monoid, CrType in)
       cr_type_name (in), cr_type_name (cr_type_wide (in)));
   g_string_append_printf (s,
       "#define IN_MAX %s\n#define IN_LOWEST %s\n"
-      "#define IN_IS_FLOAT %d\n#define IN_IS_SIGNED %d\n",
-      in_max[in], in_lowest[in], cr_type_is_float (in), cr_type_is_signed (in));
+      "#define IN_IS_FLOAT %d\n#define IN_IS_SIGNED %d\n"
+      "#define CR_IN_BYTES %" G_GSIZE_FORMAT "\n",
+      in_max[in], in_lowest[in], cr_type_is_float (in), cr_type_is_signed (in),
+      cr_type_size (in));
   emit_struct (s, "Acc", &p->acc);
   emit_struct (s, "Ctx", &p->ctx);
   if (monoid->finalize)
@@ -140,9 +146,21 @@ cr_program_new (CrMonoid *monoid, CrType in)
       "Out cr_finalize (const Acc &a, const unsigned long long "
       "n, const Ctx &ctx)",
       "Finalize", monoid->finalize ? monoid->finalize : "return a;");
-  g_string_append (s, kernel_template ());
+  g_string_append (s, kernel_template (per_channel));
   p->source = g_string_free (s, FALSE);
   return p;
+}
+
+CrProgram *
+cr_program_new (CrMonoid *monoid, CrType in)
+{
+  return program_new (monoid, in, FALSE);
+}
+
+CrProgram *
+cr_program_new_per_channel (CrMonoid *monoid, CrType in)
+{
+  return program_new (monoid, in, TRUE);
 }
 
 void

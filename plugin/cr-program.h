@@ -1,7 +1,7 @@
 /* cr-program.h: a monoid specialised for one input type, as CUDA source.
  *
  * The generated source is a prelude (types and the monoid's four functions)
- * followed by the kernel template from kernels/reduce.cu, so the result of a
+ * followed by the kernel templates from kernels/, so the result of a
  * reduction has exactly the layouts recorded here. */
 #pragma once
 
@@ -15,10 +15,15 @@ typedef struct {
   CrLayout acc;
   CrLayout ctx;
   CrLayout out; /* == acc's fields when there is no Finalize */
+  gboolean per_channel; /* has the per-channel kernels too */
   gchar *source;
 } CrProgram;
 
+/* The single-result kernel only. */
 CrProgram *cr_program_new (CrMonoid *monoid, CrType in);
+/* With the per-channel kernels as well (kernels/reduce-channels.cu), which
+ * cr_reducer_set_channels() needs. */
+CrProgram *cr_program_new_per_channel (CrMonoid *monoid, CrType in);
 void cr_program_free (CrProgram *program);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (CrProgram, cr_program_free)
 

@@ -43,6 +43,9 @@ struct _CrReducer {
   CUmodule module;
   CUfunction function;
   CUfunction channels_function;
+  /* For 2, 4 and 8 channels whose rows pack into 16-byte loads. */
+  CUfunction vec_functions[3];
+  guint grid_max_vec[3];
   guint grid_max;
   guint grid_max_channels;
   guint channels; /* results per reduction */
@@ -299,9 +302,19 @@ load_module (CrReducer *r, gchar **log, GError **error)
   CHECK (res, "Loading the compiled monoid");
   CHECK (cu->ModuleGetFunction (&r->function, r->module, "cr_reduce"),
       "Finding the reduction kernel");
+  if (!r->program->per_channel)
+    return TRUE;
   CHECK (cu->ModuleGetFunction (
              &r->channels_function, r->module, "cr_reduce_channels"),
       "Finding the per-channel reduction kernel");
+  /* Present only for the channel counts that fill a load of this type. */
+  for (guint k = 0; k < G_N_ELEMENTS (r->vec_functions); k++) {
+    gchar name[32];
+    g_snprintf (name, sizeof name, "cr_reduce_channels_vec%u", 2u << k);
+    if (cu->ModuleGetFunction (&r->vec_functions[k], r->module, name)
+        != CUDA_SUCCESS)
+      r->vec_functions[k] = NULL;
+  }
   return TRUE;
 }
 
@@ -316,6 +329,20 @@ static guint
 tile_width (guint channels)
 {
   return MIN (channels, MAX_TILE_WIDTH);
+}
+
+/* Which vec_functions entry serves @channels of the program's input, or
+ * -1: 2, 4 or 8 channels whose rows divide a 16-byte load. */
+static gint
+vec_kernel (const CrReducer *r, guint channels)
+{
+  const guint per_load = 16 / cr_type_size (r->program->in);
+  if (channels != 2 && channels != 4 && channels != 8)
+    return -1;
+  if (per_load % channels != 0)
+    return -1;
+  gint k = channels == 2 ? 0 : channels == 4 ? 1 : 2;
+  return r->vec_functions[k] ? k : -1;
 }
 
 static guint
@@ -342,8 +369,11 @@ allocate_for_channels (CrReducer *r, guint channels, GError **error)
   /* The single-result kernel needs grid_max slots; the per-channel one a
    * slot per channel of each block, blocks limited to grid_max_channels
    * over all tiles (or one per tile). */
-  const gsize slots = MAX ((gsize)r->grid_max,
+  gsize slots = MAX ((gsize)r->grid_max,
       (gsize)MAX (tiles, r->grid_max_channels) * tile_width (channels));
+  const gint vec = vec_kernel (r, channels);
+  if (vec >= 0)
+    slots = MAX (slots, (gsize)r->grid_max_vec[vec] * channels);
 
   free_device (r, &r->partials);
   free_device (r, &r->tickets);
@@ -384,10 +414,20 @@ reducer_setup (CrReducer *r, gchar **log, GError **error)
              &per_sm, r->function, BLOCK_THREADS, 0),
       "Querying the kernel's occupancy");
   r->grid_max = MAX (1, per_sm) * r->device->sm_count;
-  CHECK (cu->OccupancyMaxActiveBlocksPerMultiprocessor (
-             &per_sm, r->channels_function, BLOCK_THREADS, 0),
-      "Querying the per-channel kernel's occupancy");
-  r->grid_max_channels = MAX (1, per_sm) * r->device->sm_count;
+  if (r->channels_function) {
+    CHECK (cu->OccupancyMaxActiveBlocksPerMultiprocessor (
+               &per_sm, r->channels_function, BLOCK_THREADS, 0),
+        "Querying the per-channel kernel's occupancy");
+    r->grid_max_channels = MAX (1, per_sm) * r->device->sm_count;
+  }
+  for (guint k = 0; k < G_N_ELEMENTS (r->vec_functions); k++) {
+    if (r->vec_functions[k] == NULL)
+      continue;
+    CHECK (cu->OccupancyMaxActiveBlocksPerMultiprocessor (
+               &per_sm, r->vec_functions[k], BLOCK_THREADS, 0),
+        "Querying the per-channel kernel's occupancy");
+    r->grid_max_vec[k] = MAX (1, per_sm) * r->device->sm_count;
+  }
   return allocate_for_channels (r, 1, error);
 }
 
@@ -493,6 +533,22 @@ launch (CrReducer *r, CUdeviceptr data, guint64 rows, guint64 row_base,
     CHECK (r->device->cu->LaunchKernel (r->function, grid, 1, 1, BLOCK_THREADS,
                1, 1, 0, r->device->stream, params, NULL),
         "Launching the reduction");
+    return TRUE;
+  }
+
+  const gint vec = vec_kernel (r, r->channels);
+  if (vec >= 0 && (data & 15) == 0) {
+    /* A few channels packed in 16-byte loads: shaped as the single
+     * result. */
+    const guint64 per_block = (guint64)BLOCK_THREADS * (16 / elem);
+    const guint64 n = rows * r->channels;
+    guint grid = (guint)MIN ((guint64)r->grid_max_vec[vec],
+        MAX ((guint64)1, (n + per_block - 1) / per_block));
+    void *params[] = { &data, &rows, &row_base, &r->partials, &r->tickets,
+      &carry_ptr, &r->state, &result, &count, (void *)ctx };
+    CHECK (r->device->cu->LaunchKernel (r->vec_functions[vec], grid, 1, 1,
+               BLOCK_THREADS, 1, 1, 0, r->device->stream, params, NULL),
+        "Launching the per-channel reduction");
     return TRUE;
   }
 
@@ -756,6 +812,7 @@ gboolean
 cr_reducer_set_channels (CrReducer *r, guint channels, GError **error)
 {
   g_return_val_if_fail (channels >= 1, FALSE);
+  g_return_val_if_fail (channels == 1 || r->program->per_channel, FALSE);
   if (channels == r->channels)
     return TRUE;
   if (tile_count (channels) > MAX_TILES) {

@@ -432,7 +432,9 @@ log_source (GstCudaReduce *self, const CrProgram *program)
 static gboolean
 activate (GstCudaReduce *self, CrMonoid *monoid)
 {
-  g_autoptr (CrProgram) program = cr_program_new (monoid, self->format.type);
+  g_autoptr (CrProgram) program = self->run_per_channel
+      ? cr_program_new_per_channel (monoid, self->format.type)
+      : cr_program_new (monoid, self->format.type);
   CompiledEntry *entry = g_hash_table_lookup (self->compiled, program->source);
 
   if (entry == NULL) {
@@ -697,6 +699,7 @@ typedef struct {
   guint channels; /* results per field the reducer gives */
   guint components; /* of which are reported (RGBx's x is not) */
   gboolean per_channel;
+  gboolean interval; /* results span buffers */
 } Pending;
 
 static GstClockTime
@@ -755,6 +758,7 @@ pending_new (GstCudaReduce *self, GstBuffer *buf)
   p->per_channel = self->run_per_channel;
   p->channels = cr_reducer_channels (self->active->reducer);
   p->components = p->per_channel ? self->format.components : 1;
+  p->interval = self->run_interval > 0;
   return p;
 }
 
@@ -871,9 +875,11 @@ submit_whole_interval (
   if (GST_CLOCK_TIME_IS_VALID (duration))
     self->interval_time += duration;
   Piece piece = { 0 };
-  /* Without durations every buffer closes its interval. */
+  /* Without durations every buffer closes its interval. Half a buffer of
+   * slack, because durations are truncated: three frames at 30/1 are
+   * 99999999 ns, and should make a 100 ms interval. */
   piece.emit = !GST_CLOCK_TIME_IS_VALID (duration)
-      || self->interval_time >= self->run_interval;
+      || self->interval_time + duration / 2 >= self->run_interval;
   CrSubmitOptions options = {
     .carry = self->interval_rows > 0,
     .rows_before = self->interval_rows,
@@ -1056,12 +1062,13 @@ tensor_buffer (const Pending *p, const Piece *piece, const guint8 *result)
     gst_memory_unmap (mem, &map);
     gst_buffer_append_memory (buf, mem);
   }
-  if (p->buffer)
-    gst_buffer_copy_into (buf, p->buffer, GST_BUFFER_COPY_FLAGS, 0, -1);
+  /* One result per buffer keeps the buffer's flags and DTS; an interval's
+   * result spans buffers and has only its own timestamp and duration. */
+  if (p->buffer && !p->interval)
+    gst_buffer_copy_into (buf, p->buffer,
+        GST_BUFFER_COPY_FLAGS | GST_BUFFER_COPY_TIMESTAMPS, 0, -1);
   GST_BUFFER_PTS (buf) = piece->timestamp;
   GST_BUFFER_DURATION (buf) = piece->duration;
-  if (p->buffer && GST_BUFFER_DTS_IS_VALID (p->buffer) && p->pieces->len == 1)
-    GST_BUFFER_DTS (buf) = GST_BUFFER_DTS (p->buffer);
   return buf;
 }
 
@@ -1101,6 +1108,10 @@ finish_pending (GstCudaReduce *self, Pending *p)
     }
     if (!piece->emit)
       continue;
+    /* Per channel, the count is over the reported channels (RGBx's x is
+     * reduced, not reported). */
+    if (p->per_channel)
+      count = count / p->channels * p->components;
     if (should_post (self))
       post_result (self, p, piece, result, count);
     if (tensors)
@@ -1330,8 +1341,15 @@ gst_cuda_reduce_query (
       ? self->last_duration * self->depth
       : 0;
   g_mutex_unlock (&self->queue_lock);
+  /* Result tensors of an interval leave when it ends, stamped with its
+   * start: that much later than their timestamps. */
+  GST_OBJECT_LOCK (self);
+  GstClockTime interval =
+      self->output == GST_CUDA_REDUCE_OUTPUT_TENSOR ? self->interval : 0;
+  GST_OBJECT_UNLOCK (self);
+  min += interval;
   if (GST_CLOCK_TIME_IS_VALID (max))
-    max += held;
+    max += held + interval;
   GST_DEBUG_OBJECT (self,
       "latency: live %d, min %" GST_TIME_FORMAT ", max %" GST_TIME_FORMAT, live,
       GST_TIME_ARGS (min), GST_TIME_ARGS (max));

@@ -443,7 +443,7 @@ run_channels (Bench *b, gsize max_bytes, FILE *csv)
     g_autoptr (CrMonoid) monoid =
         cr_monoid_load (channel_cases[k].monoid, &error);
     g_autoptr (CrProgram) program =
-        cr_program_new (monoid, channel_cases[k].type);
+        cr_program_new_per_channel (monoid, channel_cases[k].type);
     g_autoptr (CrReducer) reducer =
         cr_reducer_new (b->device, program, NULL, &error);
     if (reducer == NULL)

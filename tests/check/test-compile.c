@@ -42,6 +42,14 @@ GST_START_TEST (test_builtins_compile)
         fail_if (c->from_cache);
         compiled++;
       }
+      /* With the per-channel kernels, for the newest architecture. */
+      g_autoptr (CrProgram) channels = cr_program_new_per_channel (monoid, t);
+      g_autofree gchar *log = NULL;
+      g_autoptr (CrCompiled) c = cr_compile (
+          channels->source, archs[0], CR_COMPILE_NO_CACHE, &log, &error);
+      fail_unless (c != NULL, "%s per channel on %s: %s\n%s", names[m],
+          cr_type_name (t), error ? error->message : "", log ? log : "");
+      compiled++;
     }
   }
   g_print (
