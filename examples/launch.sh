@@ -42,4 +42,15 @@ run -m audiotestsrc num-buffers=5 \
       context="ctx, lo=(double)-0.5, hi=(double)0.5" \
   ! fakesink
 
+# Sums of squares per channel of stereo noise, one result per 50 ms across
+# buffers (as the level element reports), the last, shorter one at EOS.
+run -m audiotestsrc num-buffers=10 wave=white-noise \
+  ! audio/x-raw,format=F32LE,channels=2,rate=48000 \
+  ! cudareduce monoid=sumsq per-channel=true interval=50000000 ! fakesink
+
+# The largest value of each colour component in each frame.
+run -m videotestsrc num-buffers=2 \
+  ! video/x-raw,format=RGBx,width=320,height=240 \
+  ! cudareduce monoid=max per-channel=true ! fakesink
+
 exit $status
