@@ -307,13 +307,16 @@ load_module (CrReducer *r, gchar **log, GError **error)
   CHECK (cu->ModuleGetFunction (
              &r->channels_function, r->module, "cr_reduce_channels"),
       "Finding the per-channel reduction kernel");
-  /* Present only for the channel counts that fill a load of this type. */
+  /* Compiled only for the channel counts whose rows fill a 16-byte load
+   * of this type (kernels/reduce-channels.cu). */
+  const guint per_load = 16 / cr_type_size (r->program->in);
   for (guint k = 0; k < G_N_ELEMENTS (r->vec_functions); k++) {
     gchar name[32];
+    if (per_load % (2u << k) != 0)
+      continue;
     g_snprintf (name, sizeof name, "cr_reduce_channels_vec%u", 2u << k);
-    if (cu->ModuleGetFunction (&r->vec_functions[k], r->module, name)
-        != CUDA_SUCCESS)
-      r->vec_functions[k] = NULL;
+    CHECK (cu->ModuleGetFunction (&r->vec_functions[k], r->module, name),
+        "Finding the per-channel reduction kernel");
   }
   return TRUE;
 }

@@ -2027,7 +2027,9 @@ compare_with_level (guint channels)
   /* Buffer sizes that are not multiples of the interval. */
   GArray *sizes = g_array_new (FALSE, FALSE, sizeof (guint64));
   for (guint64 sum = 0; sum < total;) {
-    guint64 n = MIN ((guint64)g_rand_int_range (rand_, 300, 2500), total - sum);
+    /* Drawn once: MIN evaluates its arguments twice. */
+    guint64 draw = (guint64)g_rand_int_range (rand_, 300, 2500);
+    guint64 n = MIN (draw, total - sum);
     g_array_append_val (sizes, n);
     sum += n;
   }
@@ -2097,8 +2099,8 @@ compare_with_level (guint channels)
   GPtrArray *expected = expected_new ();
   audio_intervals (expected, st, per, TRUE, TRUE, what);
   fail_unless (expected->len == (total + per - 1) / per,
-      "%s: %u intervals expected of %" G_GUINT64_FORMAT " frames (stream of %"
-      G_GUINT64_FORMAT ") by %" G_GUINT64_FORMAT,
+      "%s: %u intervals expected of %" G_GUINT64_FORMAT
+      " frames (stream of %" G_GUINT64_FORMAT ") by %" G_GUINT64_FORMAT,
       what, expected->len, total, st->frames, per);
   check_results (results, expected, &sumsq_m, TRUE, what);
 
