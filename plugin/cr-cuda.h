@@ -145,4 +145,15 @@ gchar *cr_cuda_describe (CUresult result);
  * `return cr_cuda_fail (...)`. */
 gboolean cr_cuda_fail (GError **error, CUresult result, const gchar *what);
 
+/* Returns FALSE from the calling function, with @error set (a GError ** of
+ * that name must be in scope), when the driver call @call fails. */
+#define CR_CHECK(call, what) \
+  G_STMT_START \
+  { \
+    CUresult res_ = (call); \
+    if (res_ != CUDA_SUCCESS) \
+      return cr_cuda_fail (error, res_, what); \
+  } \
+  G_STMT_END
+
 G_END_DECLS

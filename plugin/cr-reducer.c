@@ -75,15 +75,6 @@ struct _CrJob {
   guint channels;
 };
 
-#define CHECK(call, what) \
-  G_STMT_START \
-  { \
-    CUresult res_ = (call); \
-    if (res_ != CUDA_SUCCESS) \
-      return cr_cuda_fail (error, res_, what); \
-  } \
-  G_STMT_END
-
 CrDevice *
 cr_device_open (gint ordinal, GError **error)
 {
@@ -260,7 +251,8 @@ cr_device_stream (const CrDevice *d)
 gboolean
 cr_device_push (CrDevice *d, GError **error)
 {
-  CHECK (d->cu->CtxPushCurrent (d->context), "Making the CUDA context current");
+  CR_CHECK (
+      d->cu->CtxPushCurrent (d->context), "Making the CUDA context current");
   return TRUE;
 }
 
@@ -299,13 +291,13 @@ load_module (CrReducer *r, gchar **log, GError **error)
     if (res == CUDA_SUCCESS || !r->compiled->from_cache)
       break;
   }
-  CHECK (res, "Loading the compiled monoid");
-  CHECK (cu->ModuleGetFunction (&r->function, r->module, "cr_reduce"),
+  CR_CHECK (res, "Loading the compiled monoid");
+  CR_CHECK (cu->ModuleGetFunction (&r->function, r->module, "cr_reduce"),
       "Finding the reduction kernel");
   if (!r->program->per_channel)
     return TRUE;
-  CHECK (cu->ModuleGetFunction (
-             &r->channels_function, r->module, "cr_reduce_channels"),
+  CR_CHECK (cu->ModuleGetFunction (
+                &r->channels_function, r->module, "cr_reduce_channels"),
       "Finding the per-channel reduction kernel");
   /* Compiled only for the channel counts whose rows fill a 16-byte load
    * of this type (kernels/reduce-channels.cu). */
@@ -315,7 +307,7 @@ load_module (CrReducer *r, gchar **log, GError **error)
     if (per_load % (2u << k) != 0)
       continue;
     g_snprintf (name, sizeof name, "cr_reduce_channels_vec%u", 2u << k);
-    CHECK (cu->ModuleGetFunction (&r->vec_functions[k], r->module, name),
+    CR_CHECK (cu->ModuleGetFunction (&r->vec_functions[k], r->module, name),
         "Finding the per-channel reduction kernel");
   }
   return TRUE;
@@ -382,22 +374,22 @@ allocate_for_channels (CrReducer *r, guint channels, GError **error)
   free_device (r, &r->tickets);
   free_device (r, &r->state);
   free_device (r, &r->result);
-  CHECK (cu->MemAlloc (&r->partials, slots * PARTIAL_SLOT (&p->acc)),
+  CR_CHECK (cu->MemAlloc (&r->partials, slots * PARTIAL_SLOT (&p->acc)),
       "Allocating partials");
-  CHECK (cu->MemAlloc (&r->tickets, MAX (16, tiles * 4)),
+  CR_CHECK (cu->MemAlloc (&r->tickets, MAX (16, tiles * 4)),
       "Allocating the tickets");
-  CHECK (
+  CR_CHECK (
       cu->MemsetD8Async (r->tickets, 0, MAX (16, tiles * 4), r->device->stream),
       "Clearing the tickets");
-  CHECK (cu->MemAlloc (&r->state, MAX (1, channels * p->acc.size)),
+  CR_CHECK (cu->MemAlloc (&r->state, MAX (1, channels * p->acc.size)),
       "Allocating the state");
-  CHECK (cu->MemAlloc (&r->result, MAX (1, channels * p->out.size)),
+  CR_CHECK (cu->MemAlloc (&r->result, MAX (1, channels * p->out.size)),
       "Allocating the result");
   if (r->host_result)
     cu->MemFreeHost (r->host_result);
   r->host_result = NULL;
-  CHECK (cu->MemAllocHost (
-             (void **)&r->host_result, MAX (1, channels * p->out.size)),
+  CR_CHECK (cu->MemAllocHost (
+                (void **)&r->host_result, MAX (1, channels * p->out.size)),
       "Allocating pinned memory");
   r->channels = channels;
   /* Whole 64-byte lines, so that two jobs' results never share one. */
@@ -413,21 +405,21 @@ reducer_setup (CrReducer *r, gchar **log, GError **error)
 
   if (!load_module (r, log, error))
     return FALSE;
-  CHECK (cu->OccupancyMaxActiveBlocksPerMultiprocessor (
-             &per_sm, r->function, BLOCK_THREADS, 0),
+  CR_CHECK (cu->OccupancyMaxActiveBlocksPerMultiprocessor (
+                &per_sm, r->function, BLOCK_THREADS, 0),
       "Querying the kernel's occupancy");
   r->grid_max = MAX (1, per_sm) * r->device->sm_count;
   if (r->channels_function) {
-    CHECK (cu->OccupancyMaxActiveBlocksPerMultiprocessor (
-               &per_sm, r->channels_function, BLOCK_THREADS, 0),
+    CR_CHECK (cu->OccupancyMaxActiveBlocksPerMultiprocessor (
+                  &per_sm, r->channels_function, BLOCK_THREADS, 0),
         "Querying the per-channel kernel's occupancy");
     r->grid_max_channels = MAX (1, per_sm) * r->device->sm_count;
   }
   for (guint k = 0; k < G_N_ELEMENTS (r->vec_functions); k++) {
     if (r->vec_functions[k] == NULL)
       continue;
-    CHECK (cu->OccupancyMaxActiveBlocksPerMultiprocessor (
-               &per_sm, r->vec_functions[k], BLOCK_THREADS, 0),
+    CR_CHECK (cu->OccupancyMaxActiveBlocksPerMultiprocessor (
+                  &per_sm, r->vec_functions[k], BLOCK_THREADS, 0),
         "Querying the per-channel kernel's occupancy");
     r->grid_max_vec[k] = MAX (1, per_sm) * r->device->sm_count;
   }
@@ -533,8 +525,8 @@ launch (CrReducer *r, CUdeviceptr data, guint64 rows, guint64 row_base,
         MAX ((guint64)1, (rows + per_block - 1) / per_block));
     void *params[] = { &data, &rows, &row_base, &r->partials, &r->tickets,
       &carry_ptr, &r->state, &result, &count, (void *)ctx };
-    CHECK (r->device->cu->LaunchKernel (r->function, grid, 1, 1, BLOCK_THREADS,
-               1, 1, 0, r->device->stream, params, NULL),
+    CR_CHECK (r->device->cu->LaunchKernel (r->function, grid, 1, 1,
+                  BLOCK_THREADS, 1, 1, 0, r->device->stream, params, NULL),
         "Launching the reduction");
     return TRUE;
   }
@@ -549,8 +541,8 @@ launch (CrReducer *r, CUdeviceptr data, guint64 rows, guint64 row_base,
         MAX ((guint64)1, (n + per_block - 1) / per_block));
     void *params[] = { &data, &rows, &row_base, &r->partials, &r->tickets,
       &carry_ptr, &r->state, &result, &count, (void *)ctx };
-    CHECK (r->device->cu->LaunchKernel (r->vec_functions[vec], grid, 1, 1,
-               BLOCK_THREADS, 1, 1, 0, r->device->stream, params, NULL),
+    CR_CHECK (r->device->cu->LaunchKernel (r->vec_functions[vec], grid, 1, 1,
+                  BLOCK_THREADS, 1, 1, 0, r->device->stream, params, NULL),
         "Launching the per-channel reduction");
     return TRUE;
   }
@@ -567,8 +559,8 @@ launch (CrReducer *r, CUdeviceptr data, guint64 rows, guint64 row_base,
   guint channels = r->channels, width = tile_width (r->channels);
   void *params[] = { &data, &rows, &channels, &width, &row_base, &r->partials,
     &r->tickets, &carry_ptr, &r->state, &result, &count, (void *)ctx };
-  CHECK (r->device->cu->LaunchKernel (r->channels_function, grid_x, tiles, 1,
-             BLOCK_THREADS, 1, 1, 0, r->device->stream, params, NULL),
+  CR_CHECK (r->device->cu->LaunchKernel (r->channels_function, grid_x, tiles, 1,
+                BLOCK_THREADS, 1, 1, 0, r->device->stream, params, NULL),
       "Launching the per-channel reduction");
   return TRUE;
 }
@@ -580,13 +572,13 @@ ensure_staging (CrReducer *r, gsize size, GError **error)
     return TRUE;
   if (r->staging) {
     /* The old buffer may still be read by a queued launch. */
-    CHECK (r->device->cu->StreamSynchronize (r->device->stream),
+    CR_CHECK (r->device->cu->StreamSynchronize (r->device->stream),
         "Waiting for the GPU");
     r->device->cu->MemFree (r->staging);
     r->staging = 0;
     r->staging_size = 0;
   }
-  CHECK (r->device->cu->MemAlloc (&r->staging, size),
+  CR_CHECK (r->device->cu->MemAlloc (&r->staging, size),
       "Allocating device memory for the input");
   r->staging_size = size;
   return TRUE;
@@ -637,7 +629,7 @@ reduce_staged (CrReducer *r, const guint8 *data, gsize bytes, const guint8 *ctx,
         return FALSE;
       cr_parallel_memcpy (host, data + offset, len);
     } else {
-      CHECK (d->cu->MemcpyHtoDAsync (device, data + offset, len, d->stream),
+      CR_CHECK (d->cu->MemcpyHtoDAsync (device, data + offset, len, d->stream),
           "Copying the input to the GPU");
     }
     if (!launch (r, device, len / row, start->rows_before + offset / row,
@@ -684,7 +676,7 @@ reduce_rows (CrReducer *r, const CrHostRegion *region, const guint8 *ctx,
     copy.dstPitch = region->row_bytes;
     copy.WidthInBytes = region->row_bytes;
     copy.Height = lines;
-    CHECK (r->device->cu->Memcpy2DAsync (&copy, r->device->stream),
+    CR_CHECK (r->device->cu->Memcpy2DAsync (&copy, r->device->stream),
         "Copying the input rows to the GPU");
     if (!launch (r, r->staging, lines * rows_per_line,
             start->rows_before + line * rows_per_line, start->carry || line > 0,
@@ -734,7 +726,7 @@ take_slot_and_event (CrReducer *r, CrJob *job, GError **error)
   g_mutex_unlock (&r->lock);
 
   if (job->done == NULL) {
-    CHECK (cu->EventCreate (&job->done, CU_EVENT_DISABLE_TIMING),
+    CR_CHECK (cu->EventCreate (&job->done, CU_EVENT_DISABLE_TIMING),
         "Creating a CUDA event");
     g_mutex_lock (&r->lock);
     g_ptr_array_add (r->all_events, job->done);
@@ -768,7 +760,7 @@ submit (CrReducer *r, const CrHostRegion *region, const guint8 *ctx,
   } else if (!reduce_staged (r, region->data, bytes, ctx, &start, error)) {
     return FALSE;
   }
-  CHECK (r->device->cu->EventRecord (job->done, r->device->stream),
+  CR_CHECK (r->device->cu->EventRecord (job->done, r->device->stream),
       "Recording a CUDA event");
   return TRUE;
 }
@@ -906,10 +898,10 @@ static gboolean
 fetch_result (CrReducer *r, guint8 *out, GError **error)
 {
   const CrDriver *cu = r->device->cu;
-  CHECK (cu->MemcpyDtoHAsync (r->host_result, r->result,
-             r->program->out.size * r->channels, r->device->stream),
+  CR_CHECK (cu->MemcpyDtoHAsync (r->host_result, r->result,
+                r->program->out.size * r->channels, r->device->stream),
       "Copying the result to the host");
-  CHECK (cu->StreamSynchronize (r->device->stream),
+  CR_CHECK (cu->StreamSynchronize (r->device->stream),
       "The reduction on the GPU (after a fault in the monoid's code, CUDA "
       "stays unusable in this process until it restarts)");
   memcpy (out, r->host_result, r->program->out.size * r->channels);

@@ -27,15 +27,6 @@ struct _CrStaging {
   Use *claimed; /* between claim and release */
 };
 
-#define CHECK(call, what) \
-  G_STMT_START \
-  { \
-    CUresult res_ = (call); \
-    if (res_ != CUDA_SUCCESS) \
-      return cr_cuda_fail (error, res_, what); \
-  } \
-  G_STMT_END
-
 CrStaging *
 cr_staging_new (const CrDriver *cu, gsize ring_bytes, GError **error)
 {
@@ -143,7 +134,7 @@ cr_staging_release (CrStaging *s, CUstream stream, GError **error)
     }
   }
   g_queue_push_tail (&s->uses, use);
-  CHECK (s->cu->EventRecord (use->done, stream), "Recording a CUDA event");
+  CR_CHECK (s->cu->EventRecord (use->done, stream), "Recording a CUDA event");
   return TRUE;
 }
 

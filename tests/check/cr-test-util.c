@@ -239,3 +239,28 @@ cr_test_pop_error (GstHarness *h)
   return gst_bus_timed_pop_filtered (
       GST_ELEMENT_BUS (h->element), CR_TEST_WAIT, GST_MESSAGE_ERROR);
 }
+
+GType
+cr_test_posted_gtype (CrType type)
+{
+  switch (type) {
+    case CR_TYPE_INT8:
+    case CR_TYPE_INT16:
+    case CR_TYPE_INT32:
+      return G_TYPE_INT;
+    case CR_TYPE_UINT8:
+    case CR_TYPE_UINT16:
+    case CR_TYPE_UINT32:
+      return G_TYPE_UINT;
+    case CR_TYPE_INT64:
+      return G_TYPE_INT64;
+    case CR_TYPE_UINT64:
+      return G_TYPE_UINT64;
+    case CR_TYPE_FLOAT32:
+      return G_TYPE_FLOAT;
+    case CR_TYPE_FLOAT64:
+      return G_TYPE_DOUBLE;
+    default:
+      g_assert_not_reached ();
+  }
+}

@@ -45,6 +45,10 @@ GstHarness *cr_test_harness (
  * fails the test on an error message. */
 GstStructure *cr_test_pop_result (GstHarness *h);
 
+/* The GType a result field of @type has in a message, as docs/element.md
+ * specifies it, written independently of the element's own mapping. */
+GType cr_test_posted_gtype (CrType type);
+
 /* How long a test waits for a message the element posts. */
 #define CR_TEST_WAIT (60 * GST_SECOND)
 /* The first error message on the harness's bus, or NULL. */

@@ -36,32 +36,6 @@ static const struct {
   [CR_TYPE_FLOAT64] = { "float64", 8, KIND_FLOAT },
 };
 
-/* How a result field of each type is posted (SPEC.md, Results). */
-static GType
-posted_gtype (CrType type)
-{
-  switch (type) {
-    case CR_TYPE_INT8:
-    case CR_TYPE_INT16:
-    case CR_TYPE_INT32:
-      return G_TYPE_INT;
-    case CR_TYPE_UINT8:
-    case CR_TYPE_UINT16:
-    case CR_TYPE_UINT32:
-      return G_TYPE_UINT;
-    case CR_TYPE_INT64:
-      return G_TYPE_INT64;
-    case CR_TYPE_UINT64:
-      return G_TYPE_UINT64;
-    case CR_TYPE_FLOAT32:
-      return G_TYPE_FLOAT;
-    case CR_TYPE_FLOAT64:
-      return G_TYPE_DOUBLE;
-    default:
-      g_assert_not_reached ();
-  }
-}
-
 /* A value of any of the ten types: integers as the 64 bits of their
  * (sign-extended) value, floating point as a double. */
 typedef union {
@@ -543,10 +517,10 @@ check_message (const GstStructure *s, const MonoidSpec *spec, CrType in,
     const GValue *value = gst_structure_get_value (s, e.name);
     fail_unless (value != NULL, "monoid %s, %s input, %s: no field %s in %s",
         spec->name, type_info[in].name, what, e.name, text);
-    fail_unless (G_VALUE_TYPE (value) == posted_gtype (e.type),
+    fail_unless (G_VALUE_TYPE (value) == cr_test_posted_gtype (e.type),
         "monoid %s, %s input, %s: field %s is a %s, expected a %s (%s)",
         spec->name, type_info[in].name, what, e.name, G_VALUE_TYPE_NAME (value),
-        g_type_name (posted_gtype (e.type)), type_info[e.type].name);
+        g_type_name (cr_test_posted_gtype (e.type)), type_info[e.type].name);
     check_value (spec, in, what, &e, num_from_gvalue (e.type, value));
   }
 }

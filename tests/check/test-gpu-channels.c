@@ -36,33 +36,6 @@ is_signed (CrType t)
       || t == CR_TYPE_INT64;
 }
 
-/* The GType a value of @t is posted as (docs/element.md, "Bus messages"). */
-static GType
-gtype_of (CrType t)
-{
-  switch (t) {
-    case CR_TYPE_INT8:
-    case CR_TYPE_INT16:
-    case CR_TYPE_INT32:
-      return G_TYPE_INT;
-    case CR_TYPE_UINT8:
-    case CR_TYPE_UINT16:
-    case CR_TYPE_UINT32:
-      return G_TYPE_UINT;
-    case CR_TYPE_INT64:
-      return G_TYPE_INT64;
-    case CR_TYPE_UINT64:
-      return G_TYPE_UINT64;
-    case CR_TYPE_FLOAT32:
-      return G_TYPE_FLOAT;
-    case CR_TYPE_FLOAT64:
-      return G_TYPE_DOUBLE;
-    default:
-      g_assert_not_reached ();
-  }
-  return G_TYPE_INVALID;
-}
-
 /* The monoids under test: their result fields, as the built-in files in
  * monoids/ declare them. */
 
@@ -301,7 +274,7 @@ nums_from_message (const GstStructure *s, const MonoidSpec *m, CrType in,
   for (guint f = 0; f < m->n_fields; f++) {
     const gchar *name = m->fields[f].name;
     const GValue *v = gst_structure_get_value (s, name);
-    const GType want = gtype_of (field_type (&m->fields[f], in));
+    const GType want = cr_test_posted_gtype (field_type (&m->fields[f], in));
     fail_unless (v != NULL, "%s: no field %s", what, name);
     if (!per_channel) {
       nums[f * n] = num_from_value (v, want, what, name, 0);
