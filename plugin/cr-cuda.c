@@ -63,7 +63,6 @@ static const CrSymbol driver_symbols[] = {
   DRV (MemHostGetDevicePointer, "cuMemHostGetDevicePointer_v2"),
   DRV_OR (MemHostRegister, "cuMemHostRegister_v2", "cuMemHostRegister"),
   DRV (MemHostUnregister, "cuMemHostUnregister"),
-  DRV (EventQuery, "cuEventQuery"),
   DRV (MemcpyDtoDAsync, "cuMemcpyDtoDAsync_v2"),
   DRV (EventCreate, "cuEventCreate"),
   DRV (EventDestroy, "cuEventDestroy_v2"),

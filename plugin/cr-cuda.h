@@ -99,7 +99,6 @@ typedef struct {
       CUdeviceptr *dptr, void *ptr, unsigned int flags);
   CUresult (*MemHostRegister) (void *ptr, size_t size, unsigned int flags);
   CUresult (*MemHostUnregister) (void *ptr);
-  CUresult (*EventQuery) (CUevent event);
   /* For timing, in benchmarks. */
   CUresult (*MemcpyDtoDAsync) (
       CUdeviceptr dst, CUdeviceptr src, size_t size, CUstream stream);

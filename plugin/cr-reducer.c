@@ -839,14 +839,6 @@ cr_reducer_channels (const CrReducer *r)
 }
 
 gboolean
-cr_job_is_done (CrJob *job)
-{
-  /* A failed job counts as done: cr_job_finish reports its error. */
-  return job->reducer->device->cu->EventQuery (job->done)
-      != CUDA_ERROR_NOT_READY;
-}
-
-gboolean
 cr_job_finish (CrJob *job, guint8 *out, guint64 *count, GError **error)
 {
   CrDevice *d = job->reducer->device;

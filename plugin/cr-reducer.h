@@ -96,8 +96,6 @@ typedef struct {
  * @options NULL: one reduction of the region alone. */
 CrJob *cr_reducer_submit (CrReducer *reducer, const CrHostRegion *region,
     const guint8 *ctx, const CrSubmitOptions *options, GError **error);
-/* Whether cr_job_finish would return at once. */
-gboolean cr_job_is_done (CrJob *job);
 /* Waits for the job and writes its result (program->out.size bytes per
  * channel) to @out and its count of elements (all channels, rows before
  * included) to @count. */
