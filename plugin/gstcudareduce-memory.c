@@ -2,6 +2,7 @@
  * recycled host memory. */
 #include "gstcudareduce-memory.h"
 
+#include <gst/video/video.h>
 #include <string.h>
 
 GST_DEBUG_CATEGORY_STATIC (cr_memory_debug);
@@ -284,4 +285,66 @@ gst_cuda_reduce_memory_device_address (GstMemory *mem, const guint8 *map_data,
       || mem->maxsize < REGISTER_MIN_BYTES)
     return 0;
   return registered_address (mem, map_data, data, size, device);
+}
+
+/* Ours first: upstream takes the first that suits it. */
+static void
+put_allocator_first (
+    GstQuery *query, GstAllocator *allocator, const GstAllocationParams *params)
+{
+  if (gst_query_get_n_allocation_params (query) == 0) {
+    gst_query_add_allocation_param (query, allocator, params);
+    return;
+  }
+  GstAllocator *other = NULL;
+  GstAllocationParams other_params;
+  gst_query_parse_nth_allocation_param (query, 0, &other, &other_params);
+  gst_query_set_nth_allocation_param (query, 0, allocator, params);
+  gst_query_add_allocation_param (query, other, &other_params);
+  gst_clear_object (&other);
+}
+
+static void
+put_pool_first (GstQuery *query, GstBufferPool *pool, guint size, guint min)
+{
+  if (gst_query_get_n_allocation_pools (query) == 0) {
+    gst_query_add_allocation_pool (query, pool, size, min, 0);
+    return;
+  }
+  GstBufferPool *other = NULL;
+  guint other_size, other_min, other_max;
+  gst_query_parse_nth_allocation_pool (
+      query, 0, &other, &other_size, &other_min, &other_max);
+  gst_query_set_nth_allocation_pool (query, 0, pool, size, min, 0);
+  gst_query_add_allocation_pool (
+      query, other, other_size, other_min, other_max);
+  gst_clear_object (&other);
+}
+
+void
+gst_cuda_reduce_memory_propose (GstQuery *query, GstAllocator *allocator,
+    gboolean is_video, gsize frame_bytes, guint min_buffers)
+{
+  GstAllocationParams params;
+  GstCaps *caps;
+  gboolean need_pool;
+
+  gst_query_parse_allocation (query, &caps, &need_pool);
+  gst_allocation_params_init (&params);
+  params.align = 255;
+  put_allocator_first (query, allocator, &params);
+  if (is_video)
+    gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL);
+  if (!need_pool || frame_bytes == 0)
+    return;
+
+  GstBufferPool *pool = gst_buffer_pool_new ();
+  GstStructure *config = gst_buffer_pool_get_config (pool);
+  gst_buffer_pool_config_set_params (config, caps, frame_bytes, min_buffers, 0);
+  gst_buffer_pool_config_set_allocator (config, allocator, &params);
+  if (gst_buffer_pool_set_config (pool, config))
+    put_pool_first (query, pool, frame_bytes, min_buffers);
+  else
+    GST_WARNING_OBJECT (allocator, "the pinned pool refused its configuration");
+  gst_object_unref (pool);
 }

@@ -58,16 +58,18 @@
 
 #include "gstcudareduce.h"
 
-#include "cr-error.h"
-#include "cr-reducer.h"
 #include "gstcudareduce-caps.h"
+#include "gstcudareduce-error.h"
 #include "gstcudareduce-memory.h"
+#include "gstcudareduce-programs.h"
+#include "gstcudareduce-pending.h"
+#include "gstcudareduce-queue.h"
+#include "gstcudareduce-window.h"
 
 #include <gst/audio/audio.h>
 #include <gst/video/video.h>
-#include <string.h>
 
-GST_DEBUG_CATEGORY_STATIC (gst_cuda_reduce_debug);
+GST_DEBUG_CATEGORY (gst_cuda_reduce_debug);
 #define GST_CAT_DEFAULT gst_cuda_reduce_debug
 
 #define DEFAULT_MONOID "sum"
@@ -103,14 +105,6 @@ enum {
 /* The inline monoid's texts, indexed by PROP_ACCUMULATOR... PROP_FINALIZE. */
 #define N_INLINE (PROP_FINALIZE - PROP_ACCUMULATOR + 1)
 
-/* A program compiled and loaded on this element's device, kept for the life
- * of the element's running state so that switching back to a monoid or an
- * input type does not compile again. */
-typedef struct {
-  CrProgram *program;
-  CrReducer *reducer;
-} CompiledEntry;
-
 struct _GstCudaReduce {
   GstBaseTransform parent;
 
@@ -131,42 +125,28 @@ struct _GstCudaReduce {
   guint context_serial;
 
   /* The monoid the properties describe, parsed; under the object lock. */
-  CrMonoid *parsed;
-  guint parsed_serial;
+  struct {
+    CrMonoid *monoid;
+    guint serial;
+  } parsed;
 
-  /* Streaming state, touched only by the streaming thread (and start/stop). */
+  /* While running: touched only by the streaming thread (and start and
+   * stop). per_channel and the window's length are the properties' values
+   * at start. */
   CrDevice *device;
-  GHashTable *compiled; /* source -> CompiledEntry */
-  CrInputFormat format;
-  gboolean have_format;
-  CompiledEntry *active;
-  CrMonoid *active_monoid;
-  guint8 *context_bytes;
-  guint packed_serial;
-  CrProgram *packed_program;
-  guint tensor_fields; /* negotiated output tensors */
-  gboolean run_per_channel; /* per-channel and interval while running */
-  guint64 run_interval;
-
-  /* The interval being accumulated in the active reducer's state. */
-  gboolean in_interval;
-  guint64 interval_rows; /* rows of the reducer reduced so far */
-  guint64 interval_frames; /* audio frames so far */
-  GstClockTime interval_ts; /* of its first sample */
-  GstClockTime interval_time; /* non-audio: durations of its buffers */
-  CompiledEntry *interval_entry;
   GstAllocator *allocator; /* pinned memory proposed upstream */
+  GstCudaReducePrograms programs;
+  gboolean running_per_channel;
+  struct {
+    CrInputFormat format;
+    gboolean known;
+    guint tensors; /* output tensors negotiated */
+  } caps;
+  GstCudaReduceWindow window;
+  GArray *slices; /* GstCudaReduceSlice, reused for each buffer */
 
-  /* Buffers in flight, between the streaming thread and the source pad's
-   * task; under queue_lock. */
-  GMutex queue_lock;
-  GCond queue_cond;
-  GQueue queue; /* Pending, oldest first */
-  guint in_flight; /* queued, or being finished by the task */
-  guint depth; /* async-depth while running */
-  gboolean flushing;
-  GstFlowReturn flow; /* the task's last push, once not OK */
-  GstClockTime last_duration;
+  /* Buffers in flight, finished by the source pad's task. */
+  GstCudaReduceQueue queue;
   GstPadActivateModeFunction base_src_activate_mode;
 };
 
@@ -199,40 +179,6 @@ gst_cuda_reduce_output_get_type (void)
     g_once_init_leave (
         &type, g_enum_register_static ("GstCudaReduceOutput", values));
   return type;
-}
-
-/* Errors: one GstElement error per engine error code, always with text
- * that says what to fix. */
-static void
-post_error (GstCudaReduce *self, const GError *error, const gchar *debug)
-{
-  GQuark domain = GST_LIBRARY_ERROR;
-  gint code = GST_LIBRARY_ERROR_SETTINGS;
-
-  switch (error->domain == CR_ERROR ? error->code : -1) {
-    case CR_ERROR_NO_DRIVER:
-    case CR_ERROR_NO_NVRTC:
-      code = GST_LIBRARY_ERROR_INIT;
-      break;
-    case CR_ERROR_NO_DEVICE:
-    case CR_ERROR_DEVICE_ID:
-      domain = GST_RESOURCE_ERROR;
-      code = GST_RESOURCE_ERROR_NOT_FOUND;
-      break;
-    case CR_ERROR_CUDA:
-      domain = GST_RESOURCE_ERROR;
-      code = GST_RESOURCE_ERROR_FAILED;
-      break;
-    case CR_ERROR_INPUT:
-      domain = GST_STREAM_ERROR;
-      code = GST_STREAM_ERROR_FORMAT;
-      break;
-    default:
-      break;
-  }
-  gst_element_message_full (GST_ELEMENT (self), GST_MESSAGE_ERROR, domain, code,
-      g_strdup (error->message), g_strdup (debug), __FILE__, GST_FUNCTION,
-      __LINE__);
 }
 
 /* Properties */
@@ -362,8 +308,8 @@ static CrMonoid *
 current_monoid (GstCudaReduce *self, GError **error)
 {
   GST_OBJECT_LOCK (self);
-  if (self->parsed && self->parsed_serial == self->monoid_serial) {
-    CrMonoid *m = cr_monoid_ref (self->parsed);
+  if (self->parsed.monoid && self->parsed.serial == self->monoid_serial) {
+    CrMonoid *m = cr_monoid_ref (self->parsed.monoid);
     GST_OBJECT_UNLOCK (self);
     return m;
   }
@@ -397,86 +343,13 @@ current_monoid (GstCudaReduce *self, GError **error)
   if (m) {
     GST_OBJECT_LOCK (self);
     if (serial == self->monoid_serial) {
-      g_clear_pointer (&self->parsed, cr_monoid_unref);
-      self->parsed = cr_monoid_ref (m);
-      self->parsed_serial = serial;
+      g_clear_pointer (&self->parsed.monoid, cr_monoid_unref);
+      self->parsed.monoid = cr_monoid_ref (m);
+      self->parsed.serial = serial;
     }
     GST_OBJECT_UNLOCK (self);
   }
   return m;
-}
-
-/* Compiling and choosing the program */
-
-static void
-compiled_entry_free (gpointer data)
-{
-  CompiledEntry *entry = data;
-  cr_reducer_free (entry->reducer);
-  cr_program_free (entry->program);
-  g_free (entry);
-}
-
-static void
-log_source (GstCudaReduce *self, const CrProgram *program)
-{
-  if (gst_debug_category_get_threshold (GST_CAT_DEFAULT) < GST_LEVEL_DEBUG)
-    return;
-  g_autofree gchar *numbered = cr_source_number_lines (program->source);
-  GST_DEBUG_OBJECT (self, "generated source for monoid %s on %s input:\n%s",
-      program->monoid->name, cr_type_name (program->in), numbered);
-}
-
-/* Makes @monoid on the negotiated input type the active program, compiling
- * it unless this element already has. Posts the error on failure. */
-static gboolean
-activate (GstCudaReduce *self, CrMonoid *monoid)
-{
-  g_autoptr (CrProgram) program = self->run_per_channel
-      ? cr_program_new_per_channel (monoid, self->format.type)
-      : cr_program_new (monoid, self->format.type);
-  CompiledEntry *entry = g_hash_table_lookup (self->compiled, program->source);
-
-  if (entry == NULL) {
-    g_autoptr (GError) error = NULL;
-    g_autofree gchar *log = NULL;
-    log_source (self, program);
-    CrReducer *reducer = cr_reducer_new (self->device, program, &log, &error);
-    if (reducer == NULL) {
-      g_autofree gchar *numbered = cr_source_number_lines (program->source);
-      g_autofree gchar *debug = log
-          ? g_strdup_printf ("Monoid %s (%s) on %s "
-                             "input.\nNVRTC log:\n%s\n\nGenerated source:\n%s",
-              monoid->name, monoid->origin, cr_type_name (program->in), log,
-              numbered)
-          : NULL;
-      post_error (self, error, debug);
-      return FALSE;
-    }
-    const CrCompiled *compiled = cr_reducer_compiled (reducer);
-    g_autofree gchar *shape = cr_reducer_describe (reducer);
-    GST_INFO_OBJECT (self, "monoid %s on %s input: %s for %s in %.1f ms; %s",
-        monoid->name, cr_type_name (program->in),
-        compiled->from_cache ? "cached image" : "compiled", compiled->target,
-        compiled->seconds * 1e3, shape);
-    if (compiled->log)
-      GST_DEBUG_OBJECT (self, "NVRTC log:\n%s", compiled->log);
-    entry = g_new0 (CompiledEntry, 1);
-    entry->program = g_steal_pointer (&program);
-    entry->reducer = reducer;
-    g_hash_table_insert (self->compiled, entry->program->source, entry);
-  }
-
-  g_autoptr (GError) error = NULL;
-  guint channels = self->run_per_channel ? self->format.channels : 1;
-  if (!cr_reducer_set_channels (entry->reducer, channels, &error)) {
-    post_error (self, error, NULL);
-    return FALSE;
-  }
-  self->active = entry;
-  g_clear_pointer (&self->active_monoid, cr_monoid_unref);
-  self->active_monoid = cr_monoid_ref (monoid);
-  return TRUE;
 }
 
 /* Before each buffer: follow a change of the monoid's properties. */
@@ -487,57 +360,32 @@ follow_monoid (GstCudaReduce *self)
   g_autoptr (CrMonoid) monoid = current_monoid (self, &error);
 
   if (monoid == NULL) {
-    post_error (self, error, NULL);
+    gst_cuda_reduce_post_error (self, error, NULL);
     return FALSE;
   }
-  if (monoid == self->active_monoid)
+  if (monoid == self->programs.active_monoid)
     return TRUE;
-  return activate (self, monoid);
+  return gst_cuda_reduce_programs_use (&self->programs, GST_ELEMENT (self),
+      monoid, self->caps.format.type,
+      self->running_per_channel ? self->caps.format.channels : 0);
 }
 
-static gboolean
-add_context_value (GQuark field, const GValue *value, gpointer table)
+/* The context for the next launch, from the properties. */
+static const guint8 *
+current_context (GstCudaReduce *self)
 {
-  g_hash_table_insert (
-      table, (gpointer)g_quark_to_string (field), (gpointer)value);
-  return TRUE;
-}
-
-/* The context for the next launch: packed again only when a context
- * property or the program changed, so changing threshold while PLAYING
- * costs a few bytes, never a compile. */
-static gboolean
-pack_context (GstCudaReduce *self)
-{
-  const CrProgram *program = self->active->program;
   g_autoptr (GError) error = NULL;
-  gboolean ok;
 
   GST_OBJECT_LOCK (self);
-  if (self->packed_program == program
-      && self->packed_serial == self->context_serial) {
-    GST_OBJECT_UNLOCK (self);
-    return TRUE;
-  }
-  g_autoptr (GHashTable) values = g_hash_table_new (g_str_hash, g_str_equal);
-  if (self->context)
-    gst_structure_foreach (self->context, add_context_value, values);
-  g_free (self->context_bytes);
-  self->context_bytes = g_malloc0 (program->ctx.size);
-  ok = cr_program_pack_context (
-      program, self->threshold, values, self->context_bytes, &error);
-  self->packed_serial = self->context_serial;
-  self->packed_program = ok ? (CrProgram *)program : NULL;
+  const guint8 *bytes = gst_cuda_reduce_programs_context (&self->programs,
+      self->context_serial, self->threshold, self->context, &error);
   GST_OBJECT_UNLOCK (self);
-
-  if (!ok)
-    post_error (self, error, NULL);
-  return ok;
+  if (bytes == NULL)
+    gst_cuda_reduce_post_error (self, error, NULL);
+  return bytes;
 }
 
 /* Life cycle */
-
-static void drop_pending (GstCudaReduce *self);
 
 static gboolean
 gst_cuda_reduce_start (GstBaseTransform *trans)
@@ -549,30 +397,26 @@ gst_cuda_reduce_start (GstBaseTransform *trans)
   /* A bad monoid is reported before anything touches the GPU: it is the
    * more useful message on a machine that has neither. */
   if (monoid == NULL) {
-    post_error (self, error, NULL);
+    gst_cuda_reduce_post_error (self, error, NULL);
     return FALSE;
   }
   GST_OBJECT_LOCK (self);
   gint device_id = self->device_id;
   guint depth = self->async_depth;
-  self->run_per_channel = self->per_channel;
-  self->run_interval = self->interval;
+  self->running_per_channel = self->per_channel;
+  gst_cuda_reduce_window_init (&self->window, self->interval);
   GST_OBJECT_UNLOCK (self);
   self->device = cr_device_open (device_id, &error);
   if (self->device == NULL) {
-    post_error (self, error, NULL);
+    gst_cuda_reduce_post_error (self, error, NULL);
     return FALSE;
   }
   GST_INFO_OBJECT (self, "using GPU %d: %s (sm_%d)",
       cr_device_ordinal (self->device), cr_device_name (self->device),
       cr_device_arch (self->device));
-  self->compiled = g_hash_table_new_full (
-      g_str_hash, g_str_equal, NULL, compiled_entry_free);
+  gst_cuda_reduce_programs_init (&self->programs, self->device);
   self->allocator = gst_cuda_reduce_host_allocator_new (self->device);
-  g_mutex_lock (&self->queue_lock);
-  self->depth = depth;
-  self->last_duration = GST_CLOCK_TIME_NONE;
-  g_mutex_unlock (&self->queue_lock);
+  gst_cuda_reduce_queue_set_depth (&self->queue, depth);
   return TRUE;
 }
 
@@ -582,15 +426,11 @@ gst_cuda_reduce_stop (GstBaseTransform *trans)
   GstCudaReduce *self = GST_CUDA_REDUCE (trans);
 
   /* The source pad's task stopped when the pad was deactivated. */
-  drop_pending (self);
-  self->active = NULL;
-  self->in_interval = FALSE;
-  self->packed_program = NULL;
-  self->have_format = FALSE;
-  g_clear_pointer (&self->active_monoid, cr_monoid_unref);
-  g_clear_pointer (&self->compiled, g_hash_table_unref);
+  gst_cuda_reduce_queue_drop (&self->queue);
+  gst_cuda_reduce_window_reset (&self->window);
+  self->caps.known = FALSE;
+  gst_cuda_reduce_programs_clear (&self->programs);
   g_clear_pointer (&self->device, cr_device_unref);
-  g_clear_pointer (&self->context_bytes, g_free);
   /* Memory upstream still holds keeps the allocator, and so the context,
    * alive. */
   gst_clear_object (&self->allocator);
@@ -652,557 +492,188 @@ gst_cuda_reduce_set_caps (
   GstCudaReduce *self = GST_CUDA_REDUCE (trans);
   g_autoptr (GError) error = NULL;
 
-  if (!cr_input_format_from_caps (incaps, &self->format)) {
+  if (!cr_input_format_from_caps (incaps, &self->caps.format)) {
     GST_ERROR_OBJECT (self, "cannot reduce %" GST_PTR_FORMAT, incaps);
     return FALSE;
   }
-  self->have_format = TRUE;
+  self->caps.known = TRUE;
   /* An interval does not span a change of format. */
-  self->in_interval = FALSE;
+  gst_cuda_reduce_window_reset (&self->window);
   g_autoptr (CrMonoid) monoid = current_monoid (self, &error);
   if (monoid == NULL) {
-    post_error (self, error, NULL);
+    gst_cuda_reduce_post_error (self, error, NULL);
     return FALSE;
   }
   /* Compile now, never per buffer. */
-  if (!activate (self, monoid))
+  if (!gst_cuda_reduce_programs_use (&self->programs, GST_ELEMENT (self),
+          monoid, self->caps.format.type,
+          self->running_per_channel ? self->caps.format.channels : 0))
     return FALSE;
-  self->tensor_fields = self->active->program->out.n_fields;
+  self->caps.tensors = self->programs.active->program->out.n_fields;
   return TRUE;
 }
 
-/* Results
+/* Buffers
  *
- * Buffers are reduced asynchronously: the streaming thread submits each one
- * on the device's stream and queues it as a Pending; a task on the source
- * pad finishes them in order, as the GPU completes them, posting results
- * and pushing buffers. At most async-depth buffers are in flight; the
- * streaming thread waits for room. Serialized events wait until everything
- * before them has been pushed, so nothing overtakes a buffer. */
-
-/* One reduction of (part of) a buffer, and the result it ends, if any. */
-typedef struct {
-  CrJob *job;
-  gboolean emit; /* posts (and in tensor mode pushes) a result */
-  GstClockTime timestamp, duration, stream_time, running_time;
-} Piece;
-
-typedef struct {
-  GstBuffer *buffer; /* the input, mapped until the GPU is done with it; NULL
-                        for the partial interval at EOS */
-  gboolean is_frame;
-  GstVideoFrame frame;
-  GstMapInfo map;
-  GArray *pieces; /* Piece, in submission order */
-  const CrProgram *program; /* owned by the element's compiled table */
-  CrMonoid *monoid;
-  guint channels; /* results per field the reducer gives */
-  guint components; /* of which are reported (RGBx's x is not) */
-  gboolean per_channel;
-  gboolean interval; /* results span buffers */
-} Pending;
+ * The streaming thread maps each buffer, cuts it into slices (one, or
+ * where intervals end), submits a job per slice on the device's stream,
+ * and queues the buffer; the source pad's task finishes them in order. */
 
 static GstClockTime
-frames_to_time (GstCudaReduce *self, guint64 frames)
+buffer_duration (GstCudaReduce *self, GstBuffer *buf, gsize bytes)
 {
-  return gst_util_uint64_scale_int (frames, GST_SECOND, self->format.rate);
-}
-
-static GstClockTime
-buffer_duration (GstCudaReduce *self, GstBuffer *buf, guint64 bytes)
-{
+  const CrInputFormat *f = &self->caps.format;
   if (GST_BUFFER_DURATION_IS_VALID (buf))
     return GST_BUFFER_DURATION (buf);
-  if (self->format.family == CR_INPUT_AUDIO && self->format.rate > 0)
-    return frames_to_time (
-        self, bytes / cr_type_size (self->format.type) / self->format.channels);
-  if (self->format.family == CR_INPUT_VIDEO
-      && GST_VIDEO_INFO_FPS_N (&self->format.video) > 0)
+  if (f->family == CR_INPUT_AUDIO && f->rate > 0)
+    return gst_util_uint64_scale_int (
+        bytes / cr_type_size (f->type) / f->channels, GST_SECOND, f->rate);
+  if (f->family == CR_INPUT_VIDEO && GST_VIDEO_INFO_FPS_N (&f->video) > 0)
     return gst_util_uint64_scale_int (GST_SECOND,
-        GST_VIDEO_INFO_FPS_D (&self->format.video),
-        GST_VIDEO_INFO_FPS_N (&self->format.video));
+        GST_VIDEO_INFO_FPS_D (&f->video), GST_VIDEO_INFO_FPS_N (&f->video));
   return GST_CLOCK_TIME_NONE;
 }
 
-/* Waits for the GPU (a job's memory may still be read) and releases
- * everything the pending buffer holds. */
-static void
-pending_free (Pending *p)
-{
-  for (guint k = 0; k < p->pieces->len; k++) {
-    CrJob *job = g_array_index (p->pieces, Piece, k).job;
-    if (job == NULL)
-      continue;
-    g_autofree guint8 *out = g_malloc (p->program->out.size * p->channels + 1);
-    cr_job_finish (job, out, NULL, NULL);
-    cr_job_free (job);
-  }
-  g_array_unref (p->pieces);
-  if (p->is_frame)
-    gst_video_frame_unmap (&p->frame);
-  else if (p->map.memory)
-    gst_buffer_unmap (p->buffer, &p->map);
-  gst_clear_buffer (&p->buffer);
-  g_clear_pointer (&p->monoid, cr_monoid_unref);
-  g_free (p);
-}
-
-static Pending *
+/* A pending buffer for the active program. Takes @buf (may be NULL). */
+static GstCudaReducePending *
 pending_new (GstCudaReduce *self, GstBuffer *buf)
 {
-  Pending *p = g_new0 (Pending, 1);
-  p->buffer = buf;
-  p->pieces = g_array_new (FALSE, TRUE, sizeof (Piece));
-  p->program = self->active->program;
-  p->monoid = cr_monoid_ref (self->active_monoid);
-  p->per_channel = self->run_per_channel;
-  p->channels = cr_reducer_channels (self->active->reducer);
-  p->components = p->per_channel ? self->format.components : 1;
-  p->interval = self->run_interval > 0;
-  return p;
+  const GstCudaReduceLoaded *active = self->programs.active;
+  return gst_cuda_reduce_pending_new (buf, active->program,
+      self->programs.active_monoid, cr_reducer_channels (active->reducer),
+      self->running_per_channel ? self->caps.format.components : 1,
+      self->running_per_channel, self->window.length > 0);
 }
 
-/* Submits @region (or @bytes of it from @offset, for a split) as one piece;
- * posts the error on failure. */
+/* Submits the job of @slice of @region; posts the error on failure. */
 static gboolean
-submit_piece (GstCudaReduce *self, Pending *p, const CrHostRegion *region,
-    const CrSubmitOptions *options, Piece *piece)
+submit_slice (GstCudaReduce *self, GstCudaReducePending *p,
+    const CrHostRegion *region, const GstCudaReduceSlice *slice,
+    const guint8 *ctx)
 {
+  const GstSegment *segment = &GST_BASE_TRANSFORM (self)->segment;
+  CrHostRegion part = *region;
   g_autoptr (GError) error = NULL;
-  piece->job = cr_reducer_submit (
-      self->active->reducer, region, self->context_bytes, options, &error);
-  if (piece->job == NULL) {
-    post_error (self, error, NULL);
-    return FALSE;
+
+  if (!slice->whole) {
+    part.data += slice->offset;
+    part.row_bytes = part.stride = slice->size;
+    if (part.device)
+      part.device += slice->offset;
   }
-  g_array_append_val (p->pieces, *piece);
-  return TRUE;
-}
-
-static void
-stamp (GstCudaReduce *self, Piece *piece, GstClockTime ts, GstClockTime dur)
-{
-  GstSegment *segment = &GST_BASE_TRANSFORM (self)->segment;
-  piece->timestamp = ts;
-  piece->duration = dur;
-  piece->stream_time =
-      gst_segment_to_stream_time (segment, GST_FORMAT_TIME, ts);
-  piece->running_time =
-      gst_segment_to_running_time (segment, GST_FORMAT_TIME, ts);
-}
-
-/* Rows of the reducer in @bytes. */
-static guint64
-rows_in (GstCudaReduce *self, gsize bytes)
-{
-  return bytes / cr_type_size (self->format.type)
-      / cr_reducer_channels (self->active->reducer);
-}
-
-/* Audio with an interval: split where intervals end, as level does. */
-static gboolean
-submit_audio_interval (
-    GstCudaReduce *self, Pending *p, const CrHostRegion *whole, GstBuffer *buf)
-{
-  const gsize frame_bytes =
-      cr_type_size (self->format.type) * self->format.channels;
-  const guint64 per_interval = MAX (1,
-      gst_util_uint64_scale_round (
-          self->run_interval, self->format.rate, GST_SECOND));
-  const guint64 frames = whole->row_bytes / frame_bytes;
-  const GstClockTime ts = GST_BUFFER_PTS (buf);
-  guint64 done = 0;
-
-  if (whole->row_bytes % frame_bytes != 0) {
-    GST_ELEMENT_ERROR (self, STREAM, FORMAT,
-        ("The buffer is %" G_GSIZE_FORMAT " bytes, not a whole number of "
-         "audio frames (%" G_GSIZE_FORMAT " bytes each)",
-            whole->row_bytes, frame_bytes),
-        (NULL));
-    return FALSE;
-  }
-  do {
-    if (!self->in_interval) {
-      self->in_interval = TRUE;
-      self->interval_rows = self->interval_frames = 0;
-      self->interval_ts = GST_CLOCK_TIME_IS_VALID (ts)
-          ? ts + frames_to_time (self, done)
-          : GST_CLOCK_TIME_NONE;
-    }
-    guint64 take = MIN (frames - done, per_interval - self->interval_frames);
-    CrHostRegion region = *whole;
-    region.data = whole->data + done * frame_bytes;
-    region.row_bytes = take * frame_bytes;
-    region.stride = region.row_bytes;
-    if (whole->device)
-      region.device = whole->device + done * frame_bytes;
-    Piece piece = { 0 };
-    piece.emit = self->interval_frames + take == per_interval;
-    CrSubmitOptions options = {
-      .carry = self->interval_frames > 0,
-      .rows_before = self->interval_rows,
-      .discard_result = !piece.emit,
-    };
-    if (piece.emit)
-      stamp (
-          self, &piece, self->interval_ts, frames_to_time (self, per_interval));
-    if (!submit_piece (self, p, &region, &options, &piece))
-      return FALSE;
-    self->interval_frames += take;
-    self->interval_rows += rows_in (self, region.row_bytes);
-    done += take;
-    if (piece.emit)
-      self->in_interval = FALSE;
-  } while (done < frames);
-  return TRUE;
-}
-
-/* Anything else with an interval: whole buffers, until their durations
- * reach the interval. */
-static gboolean
-submit_whole_interval (
-    GstCudaReduce *self, Pending *p, const CrHostRegion *region, GstBuffer *buf)
-{
-  const gsize bytes = region->row_bytes * region->n_rows;
-  GstClockTime duration = buffer_duration (self, buf, bytes);
-
-  if (!self->in_interval) {
-    self->in_interval = TRUE;
-    self->interval_rows = 0;
-    self->interval_time = 0;
-    self->interval_ts = GST_BUFFER_PTS (buf);
-  }
-  if (GST_CLOCK_TIME_IS_VALID (duration))
-    self->interval_time += duration;
-  Piece piece = { 0 };
-  /* Without durations every buffer closes its interval. Half a buffer of
-   * slack, because durations are truncated: three frames at 30/1 are
-   * 99999999 ns, and should make a 100 ms interval. */
-  piece.emit = !GST_CLOCK_TIME_IS_VALID (duration)
-      || self->interval_time + duration / 2 >= self->run_interval;
-  CrSubmitOptions options = {
-    .carry = self->interval_rows > 0,
-    .rows_before = self->interval_rows,
-    .discard_result = !piece.emit,
+  GstCudaReduceReduction r = {
+    .emit = slice->emit,
+    .timestamp = slice->timestamp,
+    .duration = slice->duration,
   };
-  if (piece.emit)
-    stamp (self, &piece, self->interval_ts,
-        GST_CLOCK_TIME_IS_VALID (duration) ? self->interval_time
-                                           : GST_CLOCK_TIME_NONE);
-  if (!submit_piece (self, p, region, &options, &piece))
-    return FALSE;
-  self->interval_rows += rows_in (self, bytes);
-  if (piece.emit)
-    self->in_interval = FALSE;
-  return TRUE;
-}
-
-/* The interval under way, as a result of what it has (at EOS). */
-static Pending *
-submit_partial_interval (GstCudaReduce *self)
-{
-  if (!self->in_interval || self->active == NULL
-      || self->interval_entry != self->active)
-    return NULL;
-  self->in_interval = FALSE;
-  Pending *p = pending_new (self, NULL);
-  CrHostRegion empty = { .n_rows = 1 };
-  CrSubmitOptions options = {
-    .carry = self->interval_rows > 0,
-    .rows_before = self->interval_rows,
-  };
-  Piece piece = { .emit = TRUE };
-  GstClockTime duration = self->format.family == CR_INPUT_AUDIO
-      ? frames_to_time (self, self->interval_frames)
-      : self->interval_time;
-  stamp (self, &piece, self->interval_ts, duration);
-  if (!submit_piece (self, p, &empty, &options, &piece)) {
-    pending_free (p);
-    return NULL;
+  if (slice->emit) {
+    r.stream_time =
+        gst_segment_to_stream_time (segment, GST_FORMAT_TIME, slice->timestamp);
+    r.running_time = gst_segment_to_running_time (
+        segment, GST_FORMAT_TIME, slice->timestamp);
   }
-  return p;
+  r.job = cr_reducer_submit (
+      self->programs.active->reducer, &part, ctx, &slice->options, &error);
+  if (r.job == NULL) {
+    gst_cuda_reduce_post_error (self, error, NULL);
+    return FALSE;
+  }
+  g_array_append_val (p->reductions, r);
+  return TRUE;
 }
 
 /* Maps @buf and submits its reduction; posts the error on failure. Takes
  * @buf. */
-static Pending *
+static GstCudaReducePending *
 submit_buffer (GstCudaReduce *self, GstBuffer *buf)
 {
-  CrHostRegion region = { 0 };
-  GstMemory *mem = NULL;
-  const guint8 *map_data;
+  const CrInputFormat *f = &self->caps.format;
+  const guint8 *ctx;
+  CrHostRegion region;
 
-  if (!self->have_format || !follow_monoid (self) || !pack_context (self)) {
+  if (!self->caps.known || !follow_monoid (self)
+      || (ctx = current_context (self)) == NULL) {
     gst_buffer_unref (buf);
     return NULL;
   }
-  Pending *p = pending_new (self, buf);
+  GstCudaReducePending *p = pending_new (self, buf);
+  if (!gst_cuda_reduce_pending_map (
+          p, GST_ELEMENT (self), &self->caps.format, self->device, &region)) {
+    gst_cuda_reduce_pending_free (p);
+    return NULL;
+  }
 
-  if (self->format.family == CR_INPUT_VIDEO) {
-    /* Honours GstVideoMeta strides; only each row's visible pixels reach
-     * the GPU. */
-    if (!gst_video_frame_map (
-            &p->frame, &self->format.video, buf, GST_MAP_READ)) {
-      GST_ELEMENT_ERROR (self, STREAM, FORMAT, ("Cannot map a video frame"),
-          ("the buffer of %" G_GSIZE_FORMAT
-           " bytes is too small for %" GST_PTR_FORMAT,
-              gst_buffer_get_size (buf), buf));
-      pending_free (p);
+  const CrReducer *reducer = self->programs.active->reducer;
+  const gsize elem = cr_type_size (f->type);
+  GstCudaReduceInput input = {
+    .bytes = region.row_bytes * region.n_rows,
+    .row_bytes = elem * cr_reducer_channels (reducer),
+    .frame_bytes = f->family == CR_INPUT_AUDIO ? elem * f->channels : 0,
+    .rate = f->rate,
+    .pts = GST_BUFFER_PTS (buf),
+    .discont = GST_BUFFER_IS_DISCONT (buf),
+    .owner = self->programs.active,
+  };
+  input.duration = buffer_duration (self, buf, input.bytes);
+  if (self->window.length > 0 && input.frame_bytes > 0
+      && input.bytes % input.frame_bytes != 0) {
+    GST_ELEMENT_ERROR (self, STREAM, FORMAT,
+        ("The buffer is %" G_GSIZE_FORMAT " bytes, not a whole number of "
+         "audio frames (%" G_GSIZE_FORMAT " bytes each)",
+            input.bytes, input.frame_bytes),
+        (NULL));
+    gst_cuda_reduce_window_reset (&self->window);
+    gst_cuda_reduce_pending_free (p);
+    return NULL;
+  }
+  g_array_set_size (self->slices, 0);
+  gst_cuda_reduce_window_cut (&self->window, &input, self->slices);
+  for (guint k = 0; k < self->slices->len; k++) {
+    if (!submit_slice (self, p, &region,
+            &g_array_index (self->slices, GstCudaReduceSlice, k), ctx)) {
+      gst_cuda_reduce_window_reset (&self->window);
+      gst_cuda_reduce_pending_free (p);
       return NULL;
     }
-    p->is_frame = TRUE;
-    region.data = GST_VIDEO_FRAME_PLANE_DATA (&p->frame, 0);
-    region.row_bytes = GST_VIDEO_FRAME_WIDTH (&p->frame)
-        * GST_VIDEO_FRAME_COMP_PSTRIDE (&p->frame, 0);
-    region.n_rows = GST_VIDEO_FRAME_HEIGHT (&p->frame);
-    region.stride = GST_VIDEO_FRAME_PLANE_STRIDE (&p->frame, 0);
-    map_data = p->frame.map[0].data;
-  } else {
-    if (!gst_buffer_map (buf, &p->map, GST_MAP_READ)) {
-      GST_ELEMENT_ERROR (
-          self, STREAM, FAILED, ("Cannot map the input buffer"), (NULL));
-      pending_free (p);
-      return NULL;
-    }
-    region.data = p->map.data;
-    region.row_bytes = p->map.size;
-    region.n_rows = 1;
-    region.stride = p->map.size;
-    map_data = p->map.data;
   }
-  /* A buffer of several memories maps as a merged copy, which is copied
-   * again; one memory may be read in place. */
-  if (gst_buffer_n_memory (buf) == 1)
-    mem = gst_buffer_peek_memory (buf, 0);
-  if (mem && (region.n_rows <= 1 || region.stride == region.row_bytes))
-    region.device = gst_cuda_reduce_memory_device_address (mem, map_data,
-        region.data, region.row_bytes * region.n_rows, self->device);
+  return p;
+}
 
-  gboolean ok;
-  if (self->run_interval == 0) {
-    Piece piece = { .emit = TRUE };
-    stamp (self, &piece, GST_BUFFER_PTS (buf),
-        buffer_duration (self, buf, region.row_bytes * region.n_rows));
-    ok = submit_piece (self, p, &region, NULL, &piece);
-  } else {
-    /* A new stream, or another monoid, starts a new interval. */
-    if (GST_BUFFER_IS_DISCONT (buf) || self->interval_entry != self->active)
-      self->in_interval = FALSE;
-    self->interval_entry = self->active;
-    if (self->format.family == CR_INPUT_AUDIO)
-      ok = submit_audio_interval (self, p, &region, buf);
-    else
-      ok = submit_whole_interval (self, p, &region, buf);
-  }
-  if (!ok) {
-    self->in_interval = FALSE;
-    pending_free (p);
+/* The interval under way, as a result of what it has (at EOS). */
+static GstCudaReducePending *
+submit_window_rest (GstCudaReduce *self)
+{
+  const CrInputFormat *f = &self->caps.format;
+  GstCudaReduceSlice slice;
+
+  if (self->programs.active == NULL
+      || !gst_cuda_reduce_window_close (&self->window, self->programs.active,
+          f->family == CR_INPUT_AUDIO ? f->rate : 0, &slice))
+    return NULL;
+  GstCudaReducePending *p = pending_new (self, NULL);
+  CrHostRegion empty = { .n_rows = 1 };
+  if (!submit_slice (self, p, &empty, &slice, self->programs.context.bytes)) {
+    gst_cuda_reduce_pending_free (p);
     return NULL;
   }
   return p;
 }
 
-/* @values: one value per channel of the piece's result. */
-static void
-set_field (GstStructure *s, const Pending *p, guint f, const guint8 *result)
-{
-  const CrLayout *out = &p->program->out;
-  GValue value = G_VALUE_INIT;
-
-  if (!p->per_channel) {
-    cr_type_to_gvalue (out->types[f], result + out->offsets[f], &value);
-    gst_structure_take_value (s, out->names[f], &value);
-    return;
-  }
-  g_value_init (&value, GST_TYPE_ARRAY);
-  for (guint c = 0; c < p->components; c++) {
-    GValue item = G_VALUE_INIT;
-    cr_type_to_gvalue (
-        out->types[f], result + c * out->size + out->offsets[f], &item);
-    gst_value_array_append_and_take_value (&value, &item);
-  }
-  gst_structure_take_value (s, out->names[f], &value);
-}
-
-static void
-post_result (GstCudaReduce *self, const Pending *p, const Piece *piece,
-    const guint8 *result, guint64 count)
-{
-  const CrLayout *out = &p->program->out;
-  GstStructure *s = gst_structure_new ("cudareduce", "timestamp", G_TYPE_UINT64,
-      piece->timestamp, "stream-time", G_TYPE_UINT64, piece->stream_time,
-      "running-time", G_TYPE_UINT64, piece->running_time, "duration",
-      G_TYPE_UINT64, piece->duration, "monoid", G_TYPE_STRING, p->monoid->name,
-      "count", G_TYPE_UINT64, count, NULL);
-
-  if (p->per_channel)
-    gst_structure_set (s, "channels", G_TYPE_UINT, p->components, NULL);
-  for (guint f = 0; f < out->n_fields; f++)
-    set_field (s, p, f, result);
-  gst_element_post_message (
-      GST_ELEMENT (self), gst_message_new_element (GST_OBJECT (self), s));
-}
-
-/* One memory per tensor, as NNStreamer expects of other/tensors: field f's
- * value for each reported channel. */
-static GstBuffer *
-tensor_buffer (const Pending *p, const Piece *piece, const guint8 *result)
-{
-  const CrLayout *out = &p->program->out;
-  GstBuffer *buf = gst_buffer_new ();
-
-  for (guint f = 0; f < out->n_fields; f++) {
-    gsize size = cr_type_size (out->types[f]);
-    GstMemory *mem = gst_allocator_alloc (NULL, size * p->components, NULL);
-    GstMapInfo map;
-    gst_memory_map (mem, &map, GST_MAP_WRITE);
-    for (guint c = 0; c < p->components; c++)
-      memcpy (
-          map.data + c * size, result + c * out->size + out->offsets[f], size);
-    gst_memory_unmap (mem, &map);
-    gst_buffer_append_memory (buf, mem);
-  }
-  /* One result per buffer keeps the buffer's flags and DTS; an interval's
-   * result spans buffers and has only its own timestamp and duration. */
-  if (p->buffer && !p->interval)
-    gst_buffer_copy_into (buf, p->buffer,
-        GST_BUFFER_COPY_FLAGS | GST_BUFFER_COPY_TIMESTAMPS, 0, -1);
-  GST_BUFFER_PTS (buf) = piece->timestamp;
-  GST_BUFFER_DURATION (buf) = piece->duration;
-  return buf;
-}
-
-static gboolean
-should_post (GstCudaReduce *self)
-{
-  GST_OBJECT_LOCK (self);
-  gboolean post = self->post_messages;
-  GST_OBJECT_UNLOCK (self);
-  return post;
-}
-
-/* Waits for @p's results, posts them and pushes the buffer (or the
- * tensors) downstream. Takes @p. */
+/* The source pad's task: one pending buffer, finished. */
 static GstFlowReturn
-finish_pending (GstCudaReduce *self, Pending *p)
-{
-  const gboolean tensors = self->output == GST_CUDA_REDUCE_OUTPUT_TENSOR;
-  g_autofree guint8 *result =
-      g_malloc0 (MAX (p->program->out.size * p->channels, 1));
-  GstFlowReturn ret = GST_FLOW_OK;
-
-  for (guint k = 0; k < p->pieces->len && ret == GST_FLOW_OK; k++) {
-    Piece *piece = &g_array_index (p->pieces, Piece, k);
-    g_autoptr (GError) error = NULL;
-    guint64 count = 0;
-    gboolean ok = cr_job_finish (piece->job, result, &count, &error);
-    cr_job_free (g_steal_pointer (&piece->job));
-    if (!ok) {
-      /* Refuse further buffers before anyone can see the error. */
-      g_mutex_lock (&self->queue_lock);
-      self->flow = GST_FLOW_ERROR;
-      g_mutex_unlock (&self->queue_lock);
-      post_error (self, error, NULL);
-      ret = GST_FLOW_ERROR;
-      break;
-    }
-    if (!piece->emit)
-      continue;
-    /* Per channel, the count is over the reported channels (RGBx's x is
-     * reduced, not reported). */
-    if (p->per_channel)
-      count = count / p->channels * p->components;
-    if (should_post (self))
-      post_result (self, p, piece, result, count);
-    if (tensors)
-      ret = gst_pad_push (
-          GST_BASE_TRANSFORM_SRC_PAD (self), tensor_buffer (p, piece, result));
-  }
-  GstBuffer *out = !tensors && p->buffer && ret == GST_FLOW_OK
-      ? gst_buffer_ref (p->buffer)
-      : NULL;
-  pending_free (p);
-  if (out)
-    ret = gst_pad_push (GST_BASE_TRANSFORM_SRC_PAD (self), out);
-  return ret;
-}
-
-static void
-drop_pending (GstCudaReduce *self)
-{
-  Pending *p;
-  g_mutex_lock (&self->queue_lock);
-  while ((p = g_queue_pop_head (&self->queue)) != NULL) {
-    pending_free (p);
-    self->in_flight--;
-  }
-  g_cond_broadcast (&self->queue_cond);
-  g_mutex_unlock (&self->queue_lock);
-}
-
-static void
-src_loop (gpointer data)
+finish_pending (gpointer item, gpointer data)
 {
   GstCudaReduce *self = data;
-  GstPad *srcpad = GST_BASE_TRANSFORM_SRC_PAD (self);
-
-  g_mutex_lock (&self->queue_lock);
-  while (!self->flushing && g_queue_is_empty (&self->queue))
-    g_cond_wait (&self->queue_cond, &self->queue_lock);
-  if (self->flushing) {
-    g_mutex_unlock (&self->queue_lock);
-    gst_pad_pause_task (srcpad);
-    return;
-  }
-  Pending *p = g_queue_pop_head (&self->queue);
-  g_mutex_unlock (&self->queue_lock);
-
-  GstFlowReturn ret = finish_pending (self, p);
-
-  g_mutex_lock (&self->queue_lock);
-  self->in_flight--;
-  if (ret != GST_FLOW_OK && self->flow == GST_FLOW_OK)
-    self->flow = ret;
-  g_cond_broadcast (&self->queue_cond);
-  g_mutex_unlock (&self->queue_lock);
-  if (ret != GST_FLOW_OK) {
-    GST_DEBUG_OBJECT (self, "pausing: %s", gst_flow_get_name (ret));
-    gst_pad_pause_task (srcpad);
-  }
-}
-
-/* Until everything submitted has been pushed, or cannot be. */
-static void
-drain (GstCudaReduce *self)
-{
-  g_mutex_lock (&self->queue_lock);
-  while (!self->flushing && self->flow == GST_FLOW_OK && self->in_flight > 0)
-    g_cond_wait (&self->queue_cond, &self->queue_lock);
-  g_mutex_unlock (&self->queue_lock);
-}
-
-/* Hands @p to the source pad's task. Takes @p. */
-static GstFlowReturn
-enqueue (GstCudaReduce *self, Pending *p)
-{
-  GstPad *srcpad = GST_BASE_TRANSFORM_SRC_PAD (self);
-
-  g_mutex_lock (&self->queue_lock);
-  if (self->flushing) {
-    g_mutex_unlock (&self->queue_lock);
-    pending_free (p);
-    return GST_FLOW_FLUSHING;
-  }
-  g_queue_push_tail (&self->queue, p);
-  self->in_flight++;
-  if (p->buffer && GST_BUFFER_DURATION_IS_VALID (p->buffer))
-    self->last_duration = GST_BUFFER_DURATION (p->buffer);
-  g_cond_broadcast (&self->queue_cond);
-  g_mutex_unlock (&self->queue_lock);
-  /* Started on the first buffer and again after a flush or an error
-   * paused it; starting a started task does nothing. */
-  gst_pad_start_task (srcpad, src_loop, self, NULL);
-  return GST_FLOW_OK;
+  GstCudaReduceOutputs outputs = {
+    .element = GST_ELEMENT (self),
+    .srcpad = GST_BASE_TRANSFORM_SRC_PAD (self),
+    .queue = &self->queue,
+  };
+  GST_OBJECT_LOCK (self);
+  outputs.tensors = self->output == GST_CUDA_REDUCE_OUTPUT_TENSOR;
+  outputs.post_messages = self->post_messages;
+  GST_OBJECT_UNLOCK (self);
+  return gst_cuda_reduce_pending_finish (item, &outputs);
 }
 
 static GstFlowReturn
@@ -1215,7 +686,7 @@ gst_cuda_reduce_submit_input_buffer (
   /* The base class sends new caps downstream from here when the output
    * must renegotiate: everything before them goes first. */
   if (gst_pad_needs_reconfigure (GST_BASE_TRANSFORM_SRC_PAD (trans)))
-    drain (self);
+    gst_cuda_reduce_queue_drain (&self->queue);
   ret = GST_BASE_TRANSFORM_CLASS (parent_class)
             ->submit_input_buffer (trans, is_discont, buf);
   buf = g_steal_pointer (&trans->queued_buf);
@@ -1224,30 +695,25 @@ gst_cuda_reduce_submit_input_buffer (
     return ret;
   }
 
-  g_mutex_lock (&self->queue_lock);
-  while (!self->flushing && self->flow == GST_FLOW_OK
-      && self->in_flight >= self->depth)
-    g_cond_wait (&self->queue_cond, &self->queue_lock);
-  ret = self->flushing ? GST_FLOW_FLUSHING : self->flow;
-  g_mutex_unlock (&self->queue_lock);
+  ret = gst_cuda_reduce_queue_wait_for_room (&self->queue);
   if (ret != GST_FLOW_OK) {
     gst_buffer_unref (buf);
     return ret;
   }
-
-  if (self->output == GST_CUDA_REDUCE_OUTPUT_TENSOR && self->active
-      && self->active->program->out.n_fields != self->tensor_fields) {
+  if (self->programs.active && tensor_output (self)
+      && self->programs.active->program->out.n_fields != self->caps.tensors) {
     GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
         ("The monoid's output fields changed; the stream must renegotiate"),
-        ("%u tensors negotiated, %u now", self->tensor_fields,
-            self->active->program->out.n_fields));
+        ("%u tensors negotiated, %u now", self->caps.tensors,
+            self->programs.active->program->out.n_fields));
     gst_buffer_unref (buf);
     return GST_FLOW_NOT_NEGOTIATED;
   }
-  Pending *p = submit_buffer (self, buf);
+  GstClockTime duration = GST_BUFFER_DURATION (buf);
+  GstCudaReducePending *p = submit_buffer (self, buf);
   if (p == NULL)
     return GST_FLOW_ERROR;
-  return enqueue (self, p);
+  return gst_cuda_reduce_queue_push (&self->queue, p, duration);
 }
 
 /* Buffers leave from the source pad's task, never from here. */
@@ -1262,39 +728,31 @@ static gboolean
 gst_cuda_reduce_sink_event (GstBaseTransform *trans, GstEvent *event)
 {
   GstCudaReduce *self = GST_CUDA_REDUCE (trans);
-  GstPad *srcpad = GST_BASE_TRANSFORM_SRC_PAD (trans);
   gboolean ret;
 
   switch (GST_EVENT_TYPE (event)) {
     case GST_EVENT_FLUSH_START:
-      g_mutex_lock (&self->queue_lock);
-      self->flushing = TRUE;
-      g_cond_broadcast (&self->queue_cond);
-      g_mutex_unlock (&self->queue_lock);
+      gst_cuda_reduce_queue_flush_start (&self->queue);
       /* Downstream now refuses the task's pushes, so it stops soon. */
       ret = GST_BASE_TRANSFORM_CLASS (parent_class)->sink_event (trans, event);
-      gst_pad_pause_task (srcpad);
+      gst_pad_pause_task (GST_BASE_TRANSFORM_SRC_PAD (trans));
       return ret;
     case GST_EVENT_FLUSH_STOP:
-      drop_pending (self);
-      self->in_interval = FALSE;
-      g_mutex_lock (&self->queue_lock);
-      self->flushing = FALSE;
-      self->flow = GST_FLOW_OK;
-      g_mutex_unlock (&self->queue_lock);
+      gst_cuda_reduce_queue_flush_stop (&self->queue);
+      gst_cuda_reduce_window_reset (&self->window);
       break;
     case GST_EVENT_EOS: {
       /* The interval under way ends with the stream. */
-      Pending *p = submit_partial_interval (self);
+      GstCudaReducePending *p = submit_window_rest (self);
       if (p)
-        enqueue (self, p);
-      drain (self);
+        gst_cuda_reduce_queue_push (&self->queue, p, GST_CLOCK_TIME_NONE);
+      gst_cuda_reduce_queue_drain (&self->queue);
       break;
     }
     default:
       /* Segments, caps, tags, gaps: after the buffers before them. */
       if (GST_EVENT_IS_SERIALIZED (event))
-        drain (self);
+        gst_cuda_reduce_queue_drain (&self->queue);
       break;
   }
   return GST_BASE_TRANSFORM_CLASS (parent_class)->sink_event (trans, event);
@@ -1308,13 +766,7 @@ src_activate_mode (
 {
   GstCudaReduce *self = GST_CUDA_REDUCE (parent);
 
-  g_mutex_lock (&self->queue_lock);
-  self->flushing = !active;
-  self->flow = GST_FLOW_OK;
-  g_cond_broadcast (&self->queue_cond);
-  g_mutex_unlock (&self->queue_lock);
-  if (!active)
-    gst_pad_stop_task (pad);
+  gst_cuda_reduce_queue_activate (&self->queue, active);
   return self->base_src_activate_mode (pad, parent, mode, active);
 }
 
@@ -1336,11 +788,7 @@ gst_cuda_reduce_query (
   /* A buffer leaves as soon as the GPU has reduced it (micro- to
    * milliseconds), so the minimum is unchanged. Up to async-depth buffers
    * can wait here when downstream is slow: that much more can be held. */
-  g_mutex_lock (&self->queue_lock);
-  GstClockTime held = GST_CLOCK_TIME_IS_VALID (self->last_duration)
-      ? self->last_duration * self->depth
-      : 0;
-  g_mutex_unlock (&self->queue_lock);
+  GstClockTime held = gst_cuda_reduce_queue_held (&self->queue);
   /* Result tensors of an interval leave when it ends, stamped with its
    * start: that much later than their timestamps. */
   GST_OBJECT_LOCK (self);
@@ -1364,9 +812,7 @@ gst_cuda_reduce_propose_allocation (
     GstBaseTransform *trans, GstQuery *decide_query, GstQuery *query)
 {
   GstCudaReduce *self = GST_CUDA_REDUCE (trans);
-  GstAllocationParams params;
   GstCaps *caps;
-  gboolean need_pool;
   CrInputFormat format;
 
   /* In passthrough this asks downstream first, for its metas and pools. */
@@ -1374,52 +820,12 @@ gst_cuda_reduce_propose_allocation (
       ->propose_allocation (trans, decide_query, query);
   if (self->allocator == NULL)
     return TRUE;
-  gst_query_parse_allocation (query, &caps, &need_pool);
+  gst_query_parse_allocation (query, &caps, NULL);
   if (caps == NULL || !cr_input_format_from_caps (caps, &format))
     return TRUE;
-
-  /* Ours first: upstream takes the first that suits it. */
-  gst_allocation_params_init (&params);
-  params.align = 255;
-  if (gst_query_get_n_allocation_params (query) > 0) {
-    GstAllocator *other = NULL;
-    GstAllocationParams other_params;
-    gst_query_parse_nth_allocation_param (query, 0, &other, &other_params);
-    gst_query_set_nth_allocation_param (query, 0, self->allocator, &params);
-    gst_query_add_allocation_param (query, other, &other_params);
-    gst_clear_object (&other);
-  } else {
-    gst_query_add_allocation_param (query, self->allocator, &params);
-  }
-  if (format.family == CR_INPUT_VIDEO)
-    gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL);
-
-  if (need_pool && format.frame_bytes > 0) {
-    GstBufferPool *pool = gst_buffer_pool_new ();
-    GstStructure *config = gst_buffer_pool_get_config (pool);
-    guint min = self->depth + 1;
-    gst_buffer_pool_config_set_params (
-        config, caps, format.frame_bytes, min, 0);
-    gst_buffer_pool_config_set_allocator (config, self->allocator, &params);
-    if (!gst_buffer_pool_set_config (pool, config)) {
-      GST_WARNING_OBJECT (self, "the pinned pool refused its configuration");
-      gst_object_unref (pool);
-      return TRUE;
-    }
-    if (gst_query_get_n_allocation_pools (query) > 0) {
-      GstBufferPool *other = NULL;
-      guint size, other_min, other_max;
-      gst_query_parse_nth_allocation_pool (
-          query, 0, &other, &size, &other_min, &other_max);
-      gst_query_set_nth_allocation_pool (
-          query, 0, pool, format.frame_bytes, min, 0);
-      gst_query_add_allocation_pool (query, other, size, other_min, other_max);
-      gst_clear_object (&other);
-    } else {
-      gst_query_add_allocation_pool (query, pool, format.frame_bytes, min, 0);
-    }
-    gst_object_unref (pool);
-  }
+  gst_cuda_reduce_memory_propose (query, self->allocator,
+      format.family == CR_INPUT_VIDEO, format.frame_bytes,
+      gst_cuda_reduce_queue_get_depth (&self->queue) + 1);
   return TRUE;
 }
 
@@ -1434,15 +840,17 @@ gst_cuda_reduce_finalize (GObject *object)
   for (guint k = 0; k < N_INLINE; k++)
     g_free (self->inline_text[k]);
   g_clear_pointer (&self->context, gst_structure_free);
-  g_clear_pointer (&self->parsed, cr_monoid_unref);
-  g_mutex_clear (&self->queue_lock);
-  g_cond_clear (&self->queue_cond);
+  g_clear_pointer (&self->parsed.monoid, cr_monoid_unref);
+  gst_cuda_reduce_queue_clear (&self->queue);
+  g_array_unref (self->slices);
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
 
 static void
 gst_cuda_reduce_init (GstCudaReduce *self)
 {
+  GstPad *srcpad = GST_BASE_TRANSFORM_SRC_PAD (self);
+
   self->monoid_name = g_strdup (DEFAULT_MONOID);
   self->threshold = DEFAULT_THRESHOLD;
   self->device_id = DEFAULT_DEVICE_ID;
@@ -1451,14 +859,11 @@ gst_cuda_reduce_init (GstCudaReduce *self)
   self->async_depth = DEFAULT_ASYNC_DEPTH;
   self->per_channel = DEFAULT_PER_CHANNEL;
   self->interval = DEFAULT_INTERVAL;
-  g_mutex_init (&self->queue_lock);
-  g_cond_init (&self->queue_cond);
-  g_queue_init (&self->queue);
-  self->flushing = TRUE;
-  self->last_duration = GST_CLOCK_TIME_NONE;
+  self->slices = g_array_new (FALSE, TRUE, sizeof (GstCudaReduceSlice));
+  gst_cuda_reduce_queue_init (&self->queue, srcpad, finish_pending,
+      (GDestroyNotify)gst_cuda_reduce_pending_free, self);
   gst_base_transform_set_passthrough (GST_BASE_TRANSFORM (self), TRUE);
 
-  GstPad *srcpad = GST_BASE_TRANSFORM_SRC_PAD (self);
   self->base_src_activate_mode = GST_PAD_ACTIVATEMODEFUNC (srcpad);
   gst_pad_set_activatemode_function (srcpad, src_activate_mode);
 }

@@ -1,0 +1,67 @@
+/* gstcudareduce-pending.h: a buffer whose reductions are in flight: how it
+ * is mapped for the GPU, and what becomes of its results: element
+ * messages, tensor buffers, and the input buffer pushed on. */
+#pragma once
+
+#include "cr-reducer.h"
+#include "gstcudareduce-caps.h"
+#include "gstcudareduce-queue.h"
+
+#include <gst/gst.h>
+#include <gst/video/video.h>
+
+G_BEGIN_DECLS
+
+/* One job on (part of) the buffer, and the result it ends, if any. */
+typedef struct {
+  CrJob *job;
+  gboolean emit; /* posts (and in tensor mode pushes) a result */
+  GstClockTime timestamp, duration, stream_time, running_time;
+} GstCudaReduceReduction;
+
+typedef struct {
+  GstBuffer *buffer; /* mapped until the GPU is done with it; NULL for the
+                        partial interval at EOS */
+  gboolean is_frame;
+  GstVideoFrame frame;
+  GstMapInfo map;
+  GArray *reductions; /* GstCudaReduceReduction, in submission order */
+  const CrProgram *program; /* owned by the element's programs */
+  CrMonoid *monoid;
+  guint channels; /* results per field the reducer gives */
+  guint components; /* of which are reported (RGBx's x is not) */
+  gboolean per_channel;
+  gboolean spans_buffers; /* results of an interval */
+} GstCudaReducePending;
+
+/* Takes @buffer (may be NULL). */
+GstCudaReducePending *gst_cuda_reduce_pending_new (GstBuffer *buffer,
+    const CrProgram *program, CrMonoid *monoid, guint channels,
+    guint components, gboolean per_channel, gboolean spans_buffers);
+/* Waits for the GPU (a job's memory may still be read) and releases
+ * everything. */
+void gst_cuda_reduce_pending_free (GstCudaReducePending *pending);
+
+/* Maps @pending's buffer for reading, as rows of @format: video honours
+ * GstVideoMeta strides, and only each row's visible pixels reach the GPU.
+ * Sets region->device where @device reads the memory in place. Posts the
+ * error on @element on failure. */
+gboolean gst_cuda_reduce_pending_map (GstCudaReducePending *pending,
+    GstElement *element, const CrInputFormat *format, CrDevice *device,
+    CrHostRegion *region);
+
+/* Where results go. */
+typedef struct {
+  GstElement *element; /* posts messages and errors */
+  GstPad *srcpad;
+  GstCudaReduceQueue *queue; /* refuses buffers after a GPU error */
+  gboolean tensors; /* push tensors rather than the input buffer */
+  gboolean post_messages;
+} GstCudaReduceOutputs;
+
+/* Waits for @pending's results, posts them and pushes the buffer (or the
+ * tensors) downstream. Takes @pending. */
+GstFlowReturn gst_cuda_reduce_pending_finish (
+    GstCudaReducePending *pending, const GstCudaReduceOutputs *outputs);
+
+G_END_DECLS

@@ -1,0 +1,140 @@
+/* gstcudareduce-programs.c: compiling, loading and choosing programs. */
+#include "gstcudareduce-programs.h"
+
+#include "gstcudareduce-error.h"
+
+#include <string.h>
+
+GST_DEBUG_CATEGORY_EXTERN (gst_cuda_reduce_debug);
+#define GST_CAT_DEFAULT gst_cuda_reduce_debug
+
+static void
+loaded_free (gpointer data)
+{
+  GstCudaReduceLoaded *loaded = data;
+  cr_reducer_free (loaded->reducer);
+  cr_program_free (loaded->program);
+  g_free (loaded);
+}
+
+void
+gst_cuda_reduce_programs_init (
+    GstCudaReducePrograms *programs, CrDevice *device)
+{
+  memset (programs, 0, sizeof *programs);
+  programs->device = cr_device_ref (device);
+  programs->loaded =
+      g_hash_table_new_full (g_str_hash, g_str_equal, NULL, loaded_free);
+}
+
+void
+gst_cuda_reduce_programs_clear (GstCudaReducePrograms *programs)
+{
+  g_clear_pointer (&programs->active_monoid, cr_monoid_unref);
+  g_clear_pointer (&programs->loaded, g_hash_table_unref);
+  g_clear_pointer (&programs->device, cr_device_unref);
+  g_clear_pointer (&programs->context.bytes, g_free);
+  memset (programs, 0, sizeof *programs);
+}
+
+static void
+log_source (GstElement *element, const CrProgram *program)
+{
+  if (gst_debug_category_get_threshold (GST_CAT_DEFAULT) < GST_LEVEL_DEBUG)
+    return;
+  g_autofree gchar *numbered = cr_source_number_lines (program->source);
+  GST_DEBUG_OBJECT (element, "generated source for monoid %s on %s input:\n%s",
+      program->monoid->name, cr_type_name (program->in), numbered);
+}
+
+static GstCudaReduceLoaded *
+load (GstCudaReducePrograms *programs, GstElement *element, CrProgram *program)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree gchar *log = NULL;
+  const CrMonoid *monoid = program->monoid;
+
+  log_source (element, program);
+  CrReducer *reducer = cr_reducer_new (programs->device, program, &log, &error);
+  if (reducer == NULL) {
+    g_autofree gchar *numbered = cr_source_number_lines (program->source);
+    g_autofree gchar *debug = log
+        ? g_strdup_printf ("Monoid %s (%s) on %s "
+                           "input.\nNVRTC log:\n%s\n\nGenerated source:\n%s",
+            monoid->name, monoid->origin, cr_type_name (program->in), log,
+            numbered)
+        : NULL;
+    gst_cuda_reduce_post_error (element, error, debug);
+    return NULL;
+  }
+  const CrCompiled *compiled = cr_reducer_compiled (reducer);
+  g_autofree gchar *shape = cr_reducer_describe (reducer);
+  GST_INFO_OBJECT (element, "monoid %s on %s input: %s for %s in %.1f ms; %s",
+      monoid->name, cr_type_name (program->in),
+      compiled->from_cache ? "cached image" : "compiled", compiled->target,
+      compiled->seconds * 1e3, shape);
+  if (compiled->log)
+    GST_DEBUG_OBJECT (element, "NVRTC log:\n%s", compiled->log);
+  GstCudaReduceLoaded *loaded = g_new0 (GstCudaReduceLoaded, 1);
+  loaded->program = program;
+  loaded->reducer = reducer;
+  g_hash_table_insert (programs->loaded, program->source, loaded);
+  return loaded;
+}
+
+gboolean
+gst_cuda_reduce_programs_use (GstCudaReducePrograms *programs,
+    GstElement *element, CrMonoid *monoid, CrType type, guint channels)
+{
+  g_autoptr (CrProgram) program = channels > 0
+      ? cr_program_new_per_channel (monoid, type)
+      : cr_program_new (monoid, type);
+  GstCudaReduceLoaded *loaded =
+      g_hash_table_lookup (programs->loaded, program->source);
+
+  if (loaded == NULL
+      && (loaded = load (programs, element, g_steal_pointer (&program)))
+          == NULL)
+    return FALSE;
+
+  g_autoptr (GError) error = NULL;
+  if (!cr_reducer_set_channels (loaded->reducer, MAX (channels, 1), &error)) {
+    gst_cuda_reduce_post_error (element, error, NULL);
+    return FALSE;
+  }
+  programs->active = loaded;
+  g_clear_pointer (&programs->active_monoid, cr_monoid_unref);
+  programs->active_monoid = cr_monoid_ref (monoid);
+  return TRUE;
+}
+
+static gboolean
+add_context_value (GQuark field, const GValue *value, gpointer table)
+{
+  g_hash_table_insert (
+      table, (gpointer)g_quark_to_string (field), (gpointer)value);
+  return TRUE;
+}
+
+const guint8 *
+gst_cuda_reduce_programs_context (GstCudaReducePrograms *programs, guint serial,
+    gdouble threshold, const GstStructure *values, GError **error)
+{
+  const CrProgram *program = programs->active->program;
+
+  if (programs->context.program == program
+      && programs->context.serial == serial)
+    return programs->context.bytes;
+  g_autoptr (GHashTable) table = g_hash_table_new (g_str_hash, g_str_equal);
+  if (values)
+    gst_structure_foreach (values, add_context_value, table);
+  g_free (programs->context.bytes);
+  programs->context.bytes = g_malloc0 (program->ctx.size);
+  programs->context.serial = serial;
+  programs->context.program = NULL;
+  if (!cr_program_pack_context (
+          program, threshold, table, programs->context.bytes, error))
+    return NULL;
+  programs->context.program = program;
+  return programs->context.bytes;
+}
