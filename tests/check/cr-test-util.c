@@ -264,3 +264,173 @@ cr_test_posted_gtype (CrType type)
       g_assert_not_reached ();
   }
 }
+
+guint8 *
+cr_test_random_elements (GRand *rand, CrType type, gsize n)
+{
+  guint8 *data = g_malloc (MAX (n * cr_type_size (type), 1));
+  cr_test_fill_random (rand, type, data, n);
+  return data;
+}
+
+GstCaps *
+cr_test_audio_caps (const gchar *format, gint rate, guint channels)
+{
+  return gst_caps_new_simple ("audio/x-raw", "format", G_TYPE_STRING, format,
+      "layout", G_TYPE_STRING, "interleaved", "rate", G_TYPE_INT, rate,
+      "channels", G_TYPE_INT, (gint)channels, NULL);
+}
+
+GstCaps *
+cr_test_video_caps (const gchar *format, gint width, gint height, gint fps_n)
+{
+  return gst_caps_new_simple ("video/x-raw", "format", G_TYPE_STRING, format,
+      "width", G_TYPE_INT, width, "height", G_TYPE_INT, height, "framerate",
+      GST_TYPE_FRACTION, fps_n, 1, NULL);
+}
+
+/* NNStreamer's dimensions are innermost first: "C:N" is N rows of C
+ * elements. */
+GstCaps *
+cr_test_tensor_rows_caps (CrType type, guint channels, guint64 rows)
+{
+  g_autofree gchar *dims = rows == 1
+      ? g_strdup_printf ("%u", channels)
+      : g_strdup_printf ("%u:%" G_GUINT64_FORMAT, channels, rows);
+  return gst_caps_new_simple ("other/tensors", "format", G_TYPE_STRING,
+      "static", "num_tensors", G_TYPE_INT, 1, "types", G_TYPE_STRING,
+      cr_type_name (type), "dimensions", G_TYPE_STRING, dims, "framerate",
+      GST_TYPE_FRACTION, 0, 1, NULL);
+}
+
+void
+cr_test_check_time (const GstStructure *s, const gchar *field,
+    GstClockTime want, const gchar *what)
+{
+  guint64 got = 0;
+  fail_unless (gst_structure_get_uint64 (s, field, &got), "%s: no guint64 %s",
+      what, field);
+  fail_unless (got == want,
+      "%s: %s %" GST_TIME_FORMAT " (%" G_GUINT64_FORMAT
+      "), expected %" GST_TIME_FORMAT " (%" G_GUINT64_FORMAT ")",
+      what, field, GST_TIME_ARGS (got), got, GST_TIME_ARGS (want), want);
+}
+
+void
+cr_test_push_ok (GstHarness *h, GstBuffer *buf, const gchar *what)
+{
+  GstFlowReturn ret = gst_harness_push (h, buf);
+  fail_unless (ret == GST_FLOW_OK, "%s: push returned %s", what,
+      gst_flow_get_name (ret));
+}
+
+GstStructure *
+cr_test_push_for_result (
+    GstHarness *h, GstBuffer *buf, GstClockTime pts, const gchar *what)
+{
+  GST_BUFFER_PTS (buf) = pts;
+  cr_test_push_ok (h, buf, what);
+  GstStructure *s = cr_test_pop_result (h);
+  cr_test_check_time (s, "timestamp", pts, what);
+  return s;
+}
+
+void
+cr_test_expect_passthrough (
+    GstHarness *h, const guint8 *data, gsize size, const gchar *what)
+{
+  GstBuffer *out = gst_harness_pull (h);
+  GstMapInfo map;
+
+  fail_unless (out != NULL, "%s: the buffer was not passed on", what);
+  fail_unless (gst_buffer_map (out, &map, GST_MAP_READ),
+      "%s: cannot map the buffer passed on", what);
+  fail_unless (
+      map.size == size && (size == 0 || memcmp (map.data, data, size) == 0),
+      "%s: the buffer passed on differs from the input", what);
+  gst_buffer_unmap (out, &map);
+  gst_buffer_unref (out);
+}
+
+/* The element forwards EOS only after posting everything before it, so
+ * every result is on the bus once the push returns. */
+GPtrArray *
+cr_test_results_after_eos (GstHarness *h, const gchar *what)
+{
+  GstBus *bus = GST_ELEMENT_BUS (h->element);
+  GPtrArray *results =
+      g_ptr_array_new_with_free_func ((GDestroyNotify)gst_structure_free);
+  GstMessage *msg;
+
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()),
+      "%s: EOS was refused", what);
+  while ((msg = gst_bus_pop_filtered (
+              bus, GST_MESSAGE_ELEMENT | GST_MESSAGE_ERROR))
+      != NULL) {
+    if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR) {
+      g_autoptr (GError) error = NULL;
+      g_autofree gchar *debug = NULL;
+      gst_message_parse_error (msg, &error, &debug);
+      fail ("%s: error from cudareduce: %s\n%s", what, error->message,
+          debug ? debug : "");
+    }
+    const GstStructure *s = gst_message_get_structure (msg);
+    if (gst_structure_has_name (s, "cudareduce"))
+      g_ptr_array_add (results, gst_structure_copy (s));
+    gst_message_unref (msg);
+  }
+  return results;
+}
+
+void
+cr_test_expect_refused (GstHarness *h, GstBuffer *buf, const gchar *what)
+{
+  GstBus *bus = GST_ELEMENT_BUS (h->element);
+  GstFlowReturn ret = gst_harness_push (h, buf);
+  GstMessage *error = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+
+  /* An error found after the push returned would arrive on the bus. */
+  if (ret == GST_FLOW_OK && error == NULL)
+    error = cr_test_pop_error (h);
+  fail_unless (
+      ret != GST_FLOW_OK || error != NULL, "%s: accepted, with no error", what);
+  if (error) {
+    g_autoptr (GError) err = NULL;
+    gst_message_parse_error (error, &err, NULL);
+    fail_unless (
+        err->domain == GST_STREAM_ERROR && err->code == GST_STREAM_ERROR_FORMAT,
+        "%s: error %s %d (%s), expected a stream format error", what,
+        g_quark_to_string (err->domain), err->code, err->message);
+    gst_message_unref (error);
+  }
+  /* Whatever was in flight has been posted once EOS is through. */
+  gst_harness_push_event (h, gst_event_new_eos ());
+  GstMessage *result = gst_bus_pop_filtered (bus, GST_MESSAGE_ELEMENT);
+  if (result) {
+    gchar *text = gst_structure_to_string (gst_message_get_structure (result));
+    fail ("%s: a result was posted: %s", what, text);
+  }
+}
+
+#define CHUNK_BYTES_ENV "GST_CUDAREDUCE_CHUNK_BYTES"
+
+/* The value is saved on the first call, before any test has changed it:
+ * gst-check runs each test in a child of the process that started, and
+ * the tests put it back when they are done. */
+void
+cr_test_set_chunk_bytes (const gchar *bytes)
+{
+  static gboolean saved;
+  static gchar *original;
+
+  if (!saved) {
+    original = g_strdup (g_getenv (CHUNK_BYTES_ENV));
+    saved = TRUE;
+  }
+  if (bytes)
+    g_setenv (CHUNK_BYTES_ENV, bytes, TRUE);
+  else if (original)
+    g_setenv (CHUNK_BYTES_ENV, original, TRUE);
+  else
+    g_unsetenv (CHUNK_BYTES_ENV);
+}

@@ -54,4 +54,47 @@ GType cr_test_posted_gtype (CrType type);
 /* The first error message on the harness's bus, or NULL. */
 GstMessage *cr_test_pop_error (GstHarness *h);
 
+/* @n random elements of @type (as cr_test_fill_random), in memory the
+ * caller frees with g_free. */
+guint8 *cr_test_random_elements (GRand *rand, CrType type, gsize n);
+
+/* Caps of interleaved audio. */
+GstCaps *cr_test_audio_caps (const gchar *format, gint rate, guint channels);
+
+/* Caps of video at @fps_n/1 frames a second. */
+GstCaps *cr_test_video_caps (
+    const gchar *format, gint width, gint height, gint fps_n);
+
+/* Caps of a one-tensor stream of @rows rows of @channels elements of
+ * @type; one row is the 1-D tensor "C". */
+GstCaps *cr_test_tensor_rows_caps (CrType type, guint channels, guint64 rows);
+
+/* Fails unless @s has the guint64 @field equal to @want. */
+void cr_test_check_time (const GstStructure *s, const gchar *field,
+    GstClockTime want, const gchar *what);
+
+/* Pushes @buf (taken); fails unless the push returns GST_FLOW_OK. */
+void cr_test_push_ok (GstHarness *h, GstBuffer *buf, const gchar *what);
+
+/* Pushes @buf (taken) stamped @pts and waits for its result, which must
+ * carry that timestamp. */
+GstStructure *cr_test_push_for_result (
+    GstHarness *h, GstBuffer *buf, GstClockTime pts, const gchar *what);
+
+/* Message mode: the next buffer out is the input, @size bytes at @data. */
+void cr_test_expect_passthrough (
+    GstHarness *h, const guint8 *data, gsize size, const gchar *what);
+
+/* Pushes EOS, then returns every result on the bus (GstStructures, in
+ * order); fails on an error message. */
+GPtrArray *cr_test_results_after_eos (GstHarness *h, const gchar *what);
+
+/* Pushes @buf (taken), which must be refused with a stream format error;
+ * then EOS, after which no result may have been posted. */
+void cr_test_expect_refused (GstHarness *h, GstBuffer *buf, const gchar *what);
+
+/* Sets GST_CUDAREDUCE_CHUNK_BYTES to @bytes, or with NULL puts it back as
+ * it was before the first call. */
+void cr_test_set_chunk_bytes (const gchar *bytes);
+
 G_END_DECLS

@@ -1,0 +1,124 @@
+/* cr-test-ref.h: what per-channel and interval results should be, computed
+ * on the CPU independently of the element, and the checks of the element's
+ * messages and tensors against it. */
+#pragma once
+
+#include "cr-test-util.h"
+
+G_BEGIN_DECLS
+
+/* The monoids under test: their result fields, as the built-in files in
+ * monoids/ declare them. */
+
+typedef enum {
+  CR_TEST_SUM,
+  CR_TEST_SUMSQ,
+  CR_TEST_MINMAX,
+  CR_TEST_ARGMAX,
+  CR_TEST_MEAN_VAR,
+} CrTestMonoidId;
+
+/* The type of a result field, given the input type. */
+typedef enum {
+  CR_TEST_FIELD_IN, /* the input type */
+  CR_TEST_FIELD_WIDE, /* int64, uint64 or float64, as the input is */
+  CR_TEST_FIELD_UINT64,
+  CR_TEST_FIELD_FLOAT64,
+} CrTestFieldKind;
+
+typedef struct {
+  const gchar *name;
+  CrTestFieldKind kind;
+} CrTestField;
+
+typedef struct {
+  CrTestMonoidId id;
+  const gchar *name;
+  guint n_fields;
+  CrTestField fields[2];
+} CrTestMonoid;
+
+extern const CrTestMonoid cr_test_monoid_sum;
+extern const CrTestMonoid cr_test_monoid_sumsq;
+extern const CrTestMonoid cr_test_monoid_minmax;
+extern const CrTestMonoid cr_test_monoid_argmax;
+extern const CrTestMonoid cr_test_monoid_mean_var;
+
+/* The monoids a sweep runs on every buffer: sum, minmax, argmax and
+ * mean_var. */
+extern const CrTestMonoid *const cr_test_swept_monoids[4];
+
+/* How the element under test is set up; the checks need to know it too. */
+typedef struct {
+  const CrTestMonoid *monoid;
+  gboolean per_channel;
+  GstClockTime interval; /* 0: one result per buffer */
+  gboolean tensor; /* output=tensor; otherwise output=message */
+} CrTestReduce;
+
+/* A harness around a new cudareduce set up as @reduce says, with input caps
+ * @caps (taken). */
+GstHarness *cr_test_reduce_harness (GstCaps *caps, const CrTestReduce *reduce);
+
+/* A span is rows of interleaved channels: audio frames, pixels, tensor rows
+ * (or single elements, for a result over everything). Video rows come in
+ * lines of per_line rows, stride bytes apart; per_line 0 is one line. */
+typedef struct {
+  const guint8 *data;
+  guint channels; /* elements per row */
+  guint64 rows;
+  guint64 per_line;
+  gsize stride;
+} CrTestSpan;
+
+/* What a result over some spans, one after another, should be, for the
+ * first components channels of each row. */
+typedef struct _CrTestRef CrTestRef;
+
+CrTestRef *cr_test_ref_new (CrType type, guint components);
+void cr_test_ref_free (CrTestRef *ref);
+/* Appends @span's rows; its data must outlive @ref. */
+void cr_test_ref_add (CrTestRef *ref, const CrTestSpan *span);
+/* A new reference over @span alone. */
+CrTestRef *cr_test_ref_of_span (
+    CrType type, guint components, const CrTestSpan *span);
+
+/* A result message of @m against @ref: name, count, channels and values.
+ * @count: elements reduced; per channel, over the reported channels. */
+void cr_test_check_message (const GstStructure *s, const CrTestMonoid *m,
+    const CrTestRef *ref, gboolean per_channel, guint64 count,
+    const gchar *what);
+
+/* Tensor output: the caps on the source pad, @n values per field of @m for
+ * input of @in, at @fps_n/@fps_d... */
+void cr_test_check_tensor_caps (GstHarness *h, const CrTestMonoid *m, CrType in,
+    guint n, gint fps_n, gint fps_d, const gchar *what);
+
+/* ...and one output buffer. @duration NONE: not checked. */
+void cr_test_check_tensor_buffer (GstBuffer *buf, const CrTestMonoid *m,
+    const CrTestRef *ref, GstClockTime pts, GstClockTime duration,
+    const gchar *what);
+
+/* One expected result of a stream. */
+typedef struct {
+  GstClockTime ts, duration;
+  guint64 count;
+  CrTestRef *ref;
+  gchar *what;
+} CrTestExpected;
+
+void cr_test_expected_free (CrTestExpected *e);
+/* An array of CrTestExpected that frees them. */
+GPtrArray *cr_test_expected_new (void);
+
+/* @results (GstStructures), in order, are @expected: timestamps, durations
+ * and values. */
+void cr_test_check_results (GPtrArray *results, GPtrArray *expected,
+    const CrTestMonoid *m, gboolean per_channel, const gchar *what);
+
+/* Tensor mode: one buffer per expected result, stamped as it, and no
+ * more. */
+void cr_test_check_tensor_results (GstHarness *h, GPtrArray *expected,
+    const CrTestMonoid *m, const gchar *what);
+
+G_END_DECLS
