@@ -57,7 +57,6 @@ cr_reduce_channels (const In *data, unsigned long long rows,
     unsigned long long count, const Ctx ctx)
 {
   __shared__ CrAccWords sh[CR_BLOCK_THREADS];
-  __shared__ bool is_last;
   const unsigned int per_pass = CR_BLOCK_THREADS / width;
   const unsigned int used = per_pass * width;
   const unsigned int t = threadIdx.x;
@@ -89,25 +88,10 @@ cr_reduce_channels (const In *data, unsigned long long rows,
   cr_fold_rows (sh, per_pass, width, ctx);
 
   const unsigned int tile = blockIdx.y;
-  if (gridDim.x == 1) {
-    if (t == 0)
-      is_last = true;
-  } else {
-    if (t < width)
-      partials[((unsigned long long) tile * gridDim.x + blockIdx.x) * width
-          + t].acc = sh[t].acc;
-    /* Release: this block's partials are visible before its ticket. */
-    __threadfence ();
-    __syncthreads ();
-    if (t == 0) {
-      const unsigned int taken = atomicAdd (&tickets[tile], 1u);
-      is_last = taken == gridDim.x - 1;
-      if (is_last)
-        __threadfence (); /* acquire: the others' partials, after their tickets */
-    }
-  }
-  __syncthreads ();
-  if (!is_last)
+  if (gridDim.x > 1 && t < width)
+    partials[((unsigned long long) tile * gridDim.x + blockIdx.x) * width + t]
+        .acc = sh[t].acc;
+  if (!cr_block_is_last (&tickets[tile]))
     return;
 
   if (gridDim.x > 1) {
@@ -136,108 +120,8 @@ cr_reduce_channels (const In *data, unsigned long long rows,
 }
 
 /* A few channels whose rows pack whole into 16 bytes (2 or 4 of float32, up
- * to 8 of bytes): the single-result kernel's 16-byte loads, with one
- * accumulator per channel in each thread. Element k of a vector belongs to
- * channel k % C, known when compiling, because vectors start on a row (the
- * data is 16-byte aligned, which the host checks). */
-template <int C>
-static __device__ __forceinline__ void
-cr_channels_vec (const In *data, unsigned long long rows,
-    unsigned long long row_base, CrAccWords *partials, unsigned int *ticket,
-    const Acc *carry, Acc *state, Out *result, unsigned long long count,
-    const Ctx &ctx)
-{
-  const unsigned long long tid =
-      (unsigned long long) blockIdx.x * CR_BLOCK_THREADS + threadIdx.x;
-  const unsigned long long nthreads =
-      (unsigned long long) gridDim.x * CR_BLOCK_THREADS;
-  const unsigned long long n = rows * C;
-  const unsigned long long n_vec = n / CR_VEC;
-  const CrVec *vec = reinterpret_cast<const CrVec *> (data);
-  Acc acc[C];
-#pragma unroll
-  for (int c = 0; c < C; c++)
-    acc[c] = cr_identity (ctx);
-
-  unsigned long long v = tid;
-  for (; v + (CR_UNROLL - 1) * nthreads < n_vec; v += CR_UNROLL * nthreads) {
-    CrVec r[CR_UNROLL];
-#pragma unroll
-    for (int u = 0; u < CR_UNROLL; u++)
-      r[u].raw = __ldg (&vec[v + u * nthreads].raw);
-#pragma unroll
-    for (int u = 0; u < CR_UNROLL; u++) {
-      const unsigned long long row = (v + u * nthreads) * (CR_VEC / C);
-#pragma unroll
-      for (int k = 0; k < (int) CR_VEC; k++)
-        acc[k % C] = cr_combine (acc[k % C],
-            cr_load (r[u].e[k], row_base + row + k / C, ctx), ctx);
-    }
-  }
-  for (; v < n_vec; v += nthreads) {
-    CrVec r;
-    r.raw = __ldg (&vec[v].raw);
-    const unsigned long long row = v * (CR_VEC / C);
-#pragma unroll
-    for (int k = 0; k < (int) CR_VEC; k++)
-      acc[k % C] = cr_combine (acc[k % C],
-          cr_load (r.e[k], row_base + row + k / C, ctx), ctx);
-  }
-  /* Rows after the last whole vector, one per thread. */
-  const unsigned long long tail_row = n_vec * (CR_VEC / C) + tid;
-  if (tail_row < rows) {
-#pragma unroll
-    for (int c = 0; c < C; c++)
-      acc[c] = cr_combine (acc[c],
-          cr_load (data[tail_row * C + c], row_base + tail_row, ctx), ctx);
-  }
-
-#pragma unroll
-  for (int c = 0; c < C; c++)
-    acc[c] = cr_block_reduce (acc[c], ctx);
-
-  __shared__ bool is_last;
-  if (threadIdx.x == 0) {
-    if (gridDim.x == 1) {
-      is_last = true;
-    } else {
-#pragma unroll
-      for (int c = 0; c < C; c++)
-        partials[blockIdx.x * C + c].acc = acc[c];
-      __threadfence ();
-      const unsigned int taken = atomicAdd (ticket, 1u);
-      is_last = taken == gridDim.x - 1;
-      if (is_last)
-        __threadfence ();
-    }
-  }
-  __syncthreads ();
-  if (!is_last)
-    return;
-
-  if (gridDim.x > 1) {
-#pragma unroll
-    for (int c = 0; c < C; c++) {
-      Acc total = cr_identity (ctx);
-      for (unsigned int b = threadIdx.x; b < gridDim.x; b += CR_BLOCK_THREADS)
-        total = cr_combine (total, cr_load_partial (partials + b * C + c), ctx);
-      acc[c] = cr_block_reduce (total, ctx);
-    }
-  }
-  if (threadIdx.x == 0) {
-#pragma unroll
-    for (int c = 0; c < C; c++) {
-      Acc total = acc[c];
-      if (carry != nullptr)
-        total = cr_combine (carry[c], total, ctx);
-      state[c] = total;
-      result[c] = cr_finalize (total, count, ctx);
-    }
-    if (gridDim.x > 1)
-      *ticket = 0;
-  }
-}
-
+ * to 8 of bytes): the single-result kernel's loads and ending
+ * (cr_reduce_packed in reduce.cu), with one accumulator per channel. */
 #define CR_CHANNELS_VEC_KERNEL(C) \
   extern "C" __global__ void __launch_bounds__ (CR_BLOCK_THREADS) \
   cr_reduce_channels_vec##C (const In *data, unsigned long long rows, \
@@ -245,7 +129,7 @@ cr_channels_vec (const In *data, unsigned long long rows,
       unsigned int *ticket, const Acc *carry, Acc *state, Out *result, \
       unsigned long long count, const Ctx ctx) \
   { \
-    cr_channels_vec<C> (data, rows, row_base, partials, ticket, carry, \
+    cr_reduce_packed<C> (data, rows, row_base, partials, ticket, carry, \
         state, result, count, ctx); \
   }
 

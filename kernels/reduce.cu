@@ -19,10 +19,16 @@
  * atomic ticket) combines all partials, folds in the carried state of
  * earlier chunks, finalizes, and resets the ticket for the next launch. The
  * accumulator is an arbitrary struct, so it is never touched by an atomic:
- * the ticket is the only one. */
+ * the ticket is the only one.
+ *
+ * The single result is the one-channel case of cr_reduce_packed<C>, which
+ * kernels/reduce-channels.cu also instantiates for 2, 4 and 8 channels
+ * packed in each load. */
 
+/* CR_BLOCK_THREADS, threads per block, is defined by the generator from
+ * the same constant the host launches with (cr-program.h). */
 #ifndef CR_BLOCK_THREADS
-#define CR_BLOCK_THREADS 256
+#error "the generated prelude defines CR_BLOCK_THREADS"
 #endif
 #define CR_WARPS (CR_BLOCK_THREADS / 32)
 /* 16-byte loads each thread issues before using any of them. */
@@ -107,36 +113,78 @@ cr_fold_vec (Acc acc, const CrVec &v, unsigned long long i, const Ctx &ctx)
   return acc;
 }
 
-/* data:      n elements, aligned to their size (not necessarily to 16 bytes)
- * index_base: the index of data[0] in the whole input, for cr_load's i
- * partials:  one CrAccWords per block; ticket: zero before the first
- *            launch, and left zero by every launch
- * carry:     NULL, or the state of the chunks before this one (may equal state)
- * state:     receives carry combined with this chunk, for the next chunk
- * result:    receives cr_finalize (state, count) */
-extern "C" __global__ void __launch_bounds__ (CR_BLOCK_THREADS)
-cr_reduce (const In *data, unsigned long long n, unsigned long long index_base,
-    CrAccWords *partials, unsigned int *ticket, const Acc *carry, Acc *state,
-    Out *result, unsigned long long count, const Ctx ctx)
+/* Elects the block that finishes the reduction: the last to take a ticket.
+ * Every thread of the block calls it, after the threads that wrote this
+ * block's partials have written them. Returns the same answer in every
+ * thread. */
+static __device__ bool
+cr_block_is_last (unsigned int *ticket)
+{
+  __shared__ bool is_last;
+  if (gridDim.x == 1)
+    return true;
+  /* Release: this thread's partials are visible device-wide before the
+   * ticket counts them. */
+  __threadfence ();
+  __syncthreads ();
+  if (threadIdx.x == 0) {
+    const unsigned int taken = atomicAdd (ticket, 1u);
+    is_last = taken == gridDim.x - 1;
+    /* Acquire: nothing the last block reads below is read before every
+     * other block's ticket (and so its partials) was seen. */
+    if (is_last)
+      __threadfence ();
+  }
+  __syncthreads ();
+  return is_last;
+}
+
+/* C channels whose rows pack whole into 16-byte loads: C = 1 (any type),
+ * or 2, 4 or 8 where C rows fill a load exactly. Each thread keeps one
+ * accumulator per channel; element k of a load belongs to channel k % C,
+ * known when compiling, because loads start on a row.
+ *
+ * data:      rows * C elements, aligned to their size; with C > 1 also to
+ *            16 bytes (the host checks), with C = 1 the elements before
+ *            the first 16-byte boundary are read one per thread
+ * row_base:  the index of data's first row in the whole input, for
+ *            cr_load's i
+ * partials:  C per block; ticket: zero before the first launch, and left
+ *            zero by every launch
+ * carry:     NULL, or the C states of the rows before (may equal state)
+ * state:     receives carry combined with these rows, per channel
+ * result:    receives cr_finalize (state, count), per channel */
+template <int C>
+static __device__ __forceinline__ void
+cr_reduce_packed (const In *data, unsigned long long rows,
+    unsigned long long row_base, CrAccWords *partials, unsigned int *ticket,
+    const Acc *carry, Acc *state, Out *result, unsigned long long count,
+    const Ctx &ctx)
 {
   const unsigned long long tid =
       (unsigned long long) blockIdx.x * CR_BLOCK_THREADS + threadIdx.x;
   const unsigned long long nthreads =
       (unsigned long long) gridDim.x * CR_BLOCK_THREADS;
-  Acc acc = cr_identity (ctx);
+  Acc acc[C];
+#pragma unroll
+  for (int c = 0; c < C; c++)
+    acc[c] = cr_identity (ctx);
 
-  /* Elements before the first 16-byte boundary, one per thread. */
-  unsigned long long head =
-      ((16 - (reinterpret_cast<unsigned long long> (data) & 15)) & 15)
-      / sizeof (In);
-  if (head > n)
-    head = n;
-  if (tid < head)
-    acc = cr_combine (acc, cr_load (data[tid], index_base + tid, ctx), ctx);
+  /* Rows before the first 16-byte boundary, one per thread. */
+  unsigned long long head = 0;
+  if (C == 1) {
+    head = ((16 - (reinterpret_cast<unsigned long long> (data) & 15)) & 15)
+        / sizeof (In);
+    if (head > rows)
+      head = rows;
+    if (tid < head)
+      acc[0] = cr_combine (acc[0], cr_load (data[tid], row_base + tid, ctx),
+          ctx);
+  }
 
-  const CrVec *vec = reinterpret_cast<const CrVec *> (data + head);
-  const unsigned long long n_vec = (n - head) / CR_VEC;
-  const unsigned long long vec_base = index_base + head;
+  const CrVec *vec = reinterpret_cast<const CrVec *> (data + head * C);
+  const unsigned long long n_vec = (rows - head) * C / CR_VEC;
+  const unsigned long long vec_row = row_base + head;
   unsigned long long v = tid;
   for (; v + (CR_UNROLL - 1) * nthreads < n_vec; v += CR_UNROLL * nthreads) {
     CrVec r[CR_UNROLL];
@@ -144,56 +192,72 @@ cr_reduce (const In *data, unsigned long long n, unsigned long long index_base,
     for (int u = 0; u < CR_UNROLL; u++)
       r[u].raw = __ldg (&vec[v + u * nthreads].raw);
 #pragma unroll
-    for (int u = 0; u < CR_UNROLL; u++)
-      acc = cr_fold_vec (acc, r[u], vec_base + (v + u * nthreads) * CR_VEC,
-          ctx);
+    for (int u = 0; u < CR_UNROLL; u++) {
+      const unsigned long long row = vec_row + (v + u * nthreads) * (CR_VEC / C);
+#pragma unroll
+      for (int k = 0; k < (int) CR_VEC; k++)
+        acc[k % C] = cr_combine (acc[k % C],
+            cr_load (r[u].e[k], row + k / C, ctx), ctx);
+    }
   }
   for (; v < n_vec; v += nthreads) {
     CrVec r;
     r.raw = __ldg (&vec[v].raw);
-    acc = cr_fold_vec (acc, r, vec_base + v * CR_VEC, ctx);
+    const unsigned long long row = vec_row + v * (CR_VEC / C);
+#pragma unroll
+    for (int k = 0; k < (int) CR_VEC; k++)
+      acc[k % C] = cr_combine (acc[k % C],
+          cr_load (r.e[k], row + k / C, ctx), ctx);
+  }
+  /* Rows after the last whole vector, one per thread. */
+  const unsigned long long tail = head + n_vec * (CR_VEC / C) + tid;
+  if (tail < rows) {
+#pragma unroll
+    for (int c = 0; c < C; c++)
+      acc[c] = cr_combine (acc[c],
+          cr_load (data[tail * C + c], row_base + tail, ctx), ctx);
   }
 
-  /* Fewer than CR_VEC elements after the last whole vector. */
-  const unsigned long long tail = head + n_vec * CR_VEC + tid;
-  if (tail < n)
-    acc = cr_combine (acc, cr_load (data[tail], index_base + tail, ctx), ctx);
-
-  acc = cr_block_reduce (acc, ctx);
-
-  __shared__ bool is_last;
-  if (threadIdx.x == 0) {
-    if (gridDim.x == 1) {
-      is_last = true;
-    } else {
-      partials[blockIdx.x].acc = acc;
-      /* Release: the partial is visible device-wide before the ticket
-       * counts it. */
-      __threadfence ();
-      const unsigned int taken = atomicAdd (ticket, 1u);
-      is_last = taken == gridDim.x - 1;
-      /* Acquire: nothing below is read before every other block's ticket
-       * (and so its partial) was seen. */
-      if (is_last)
-        __threadfence ();
-    }
+#pragma unroll
+  for (int c = 0; c < C; c++)
+    acc[c] = cr_block_reduce (acc[c], ctx);
+  if (threadIdx.x == 0 && gridDim.x > 1) {
+#pragma unroll
+    for (int c = 0; c < C; c++)
+      partials[blockIdx.x * C + c].acc = acc[c];
   }
-  __syncthreads ();
-  if (!is_last)
+  if (!cr_block_is_last (ticket))
     return;
 
   if (gridDim.x > 1) {
-    Acc total = cr_identity (ctx);
-    for (unsigned int b = threadIdx.x; b < gridDim.x; b += CR_BLOCK_THREADS)
-      total = cr_combine (total, cr_load_partial (partials + b), ctx);
-    acc = cr_block_reduce (total, ctx);
+#pragma unroll
+    for (int c = 0; c < C; c++) {
+      Acc total = cr_identity (ctx);
+      for (unsigned int b = threadIdx.x; b < gridDim.x; b += CR_BLOCK_THREADS)
+        total = cr_combine (total, cr_load_partial (partials + b * C + c), ctx);
+      acc[c] = cr_block_reduce (total, ctx);
+    }
   }
   if (threadIdx.x == 0) {
-    if (carry != nullptr)
-      acc = cr_combine (*carry, acc, ctx);
-    *state = acc;
-    *result = cr_finalize (acc, count, ctx);
+#pragma unroll
+    for (int c = 0; c < C; c++) {
+      Acc total = acc[c];
+      if (carry != nullptr)
+        total = cr_combine (carry[c], total, ctx);
+      state[c] = total;
+      result[c] = cr_finalize (total, count, ctx);
+    }
     if (gridDim.x > 1)
       *ticket = 0;
   }
+}
+
+/* The whole input to one result. */
+extern "C" __global__ void __launch_bounds__ (CR_BLOCK_THREADS)
+cr_reduce (const In *data, unsigned long long n, unsigned long long index_base,
+    CrAccWords *partials, unsigned int *ticket, const Acc *carry, Acc *state,
+    Out *result, unsigned long long count, const Ctx ctx)
+{
+  cr_reduce_packed<1> (data, n, index_base, partials, ticket, carry, state,
+      result, count, ctx);
 }

@@ -122,9 +122,10 @@ program_new (CrMonoid *monoid, CrType in, gboolean per_channel)
   g_string_append_printf (s,
       "#define IN_MAX %s\n#define IN_LOWEST %s\n"
       "#define IN_IS_FLOAT %d\n#define IN_IS_SIGNED %d\n"
-      "#define CR_IN_BYTES %" G_GSIZE_FORMAT "\n",
+      "#define CR_IN_BYTES %" G_GSIZE_FORMAT "\n"
+      "#define CR_BLOCK_THREADS %d\n",
       in_max[in], in_lowest[in], cr_type_is_float (in), cr_type_is_signed (in),
-      cr_type_size (in));
+      cr_type_size (in), CR_BLOCK_THREADS);
   emit_struct (s, "Acc", &p->acc);
   emit_struct (s, "Ctx", &p->ctx);
   if (monoid->finalize)

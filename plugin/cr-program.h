@@ -9,6 +9,10 @@
 
 G_BEGIN_DECLS
 
+/* Threads per block of every kernel: the generated source defines it for
+ * the kernels, and the reducer launches with it. */
+#define CR_BLOCK_THREADS 256
+
 typedef struct {
   CrMonoid *monoid;
   CrType in;

@@ -6,8 +6,6 @@
 
 #include <string.h>
 
-/* Must match CR_BLOCK_THREADS in kernels/reduce.cu. */
-#define BLOCK_THREADS 256
 #define DEFAULT_CHUNK_BYTES (64u << 20)
 /* Pinned memory that pageable input is copied through, per device. */
 #define STAGING_RING_BYTES (32u << 20)
@@ -406,12 +404,12 @@ reducer_setup (CrReducer *r, gchar **log, GError **error)
   if (!load_module (r, log, error))
     return FALSE;
   CR_CHECK (cu->OccupancyMaxActiveBlocksPerMultiprocessor (
-                &per_sm, r->function, BLOCK_THREADS, 0),
+                &per_sm, r->function, CR_BLOCK_THREADS, 0),
       "Querying the kernel's occupancy");
   r->grid_max = MAX (1, per_sm) * r->device->sm_count;
   if (r->channels_function) {
     CR_CHECK (cu->OccupancyMaxActiveBlocksPerMultiprocessor (
-                  &per_sm, r->channels_function, BLOCK_THREADS, 0),
+                  &per_sm, r->channels_function, CR_BLOCK_THREADS, 0),
         "Querying the per-channel kernel's occupancy");
     r->grid_max_channels = MAX (1, per_sm) * r->device->sm_count;
   }
@@ -419,7 +417,7 @@ reducer_setup (CrReducer *r, gchar **log, GError **error)
     if (r->vec_functions[k] == NULL)
       continue;
     CR_CHECK (cu->OccupancyMaxActiveBlocksPerMultiprocessor (
-                  &per_sm, r->vec_functions[k], BLOCK_THREADS, 0),
+                  &per_sm, r->vec_functions[k], CR_BLOCK_THREADS, 0),
         "Querying the per-channel kernel's occupancy");
     r->grid_max_vec[k] = MAX (1, per_sm) * r->device->sm_count;
   }
@@ -490,7 +488,7 @@ cr_reducer_describe (const CrReducer *r)
       &local, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, r->function);
   return g_strdup_printf ("%d registers, %d bytes of local memory, grid of "
                           "up to %u blocks of %d threads",
-      regs, local, r->grid_max, BLOCK_THREADS);
+      regs, local, r->grid_max, CR_BLOCK_THREADS);
 }
 
 const CrProgram *
@@ -520,13 +518,13 @@ launch (CrReducer *r, CUdeviceptr data, guint64 rows, guint64 row_base,
     /* At least one 16-byte load per thread: small inputs spread over as
      * many multiprocessors as they can fill, large ones over a grid that
      * keeps every multiprocessor full (grid_max, from occupancy). */
-    const guint64 per_block = (guint64)BLOCK_THREADS * (16 / elem);
+    const guint64 per_block = (guint64)CR_BLOCK_THREADS * (16 / elem);
     guint grid = (guint)MIN ((guint64)r->grid_max,
         MAX ((guint64)1, (rows + per_block - 1) / per_block));
     void *params[] = { &data, &rows, &row_base, &r->partials, &r->tickets,
       &carry_ptr, &r->state, &result, &count, (void *)ctx };
     CR_CHECK (r->device->cu->LaunchKernel (r->function, grid, 1, 1,
-                  BLOCK_THREADS, 1, 1, 0, r->device->stream, params, NULL),
+                  CR_BLOCK_THREADS, 1, 1, 0, r->device->stream, params, NULL),
         "Launching the reduction");
     return TRUE;
   }
@@ -535,14 +533,14 @@ launch (CrReducer *r, CUdeviceptr data, guint64 rows, guint64 row_base,
   if (vec >= 0 && (data & 15) == 0) {
     /* A few channels packed in 16-byte loads: shaped as the single
      * result. */
-    const guint64 per_block = (guint64)BLOCK_THREADS * (16 / elem);
+    const guint64 per_block = (guint64)CR_BLOCK_THREADS * (16 / elem);
     const guint64 n = rows * r->channels;
     guint grid = (guint)MIN ((guint64)r->grid_max_vec[vec],
         MAX ((guint64)1, (n + per_block - 1) / per_block));
     void *params[] = { &data, &rows, &row_base, &r->partials, &r->tickets,
       &carry_ptr, &r->state, &result, &count, (void *)ctx };
     CR_CHECK (r->device->cu->LaunchKernel (r->vec_functions[vec], grid, 1, 1,
-                  BLOCK_THREADS, 1, 1, 0, r->device->stream, params, NULL),
+                  CR_BLOCK_THREADS, 1, 1, 0, r->device->stream, params, NULL),
         "Launching the per-channel reduction");
     return TRUE;
   }
@@ -551,7 +549,7 @@ launch (CrReducer *r, CUdeviceptr data, guint64 rows, guint64 row_base,
    * enough blocks for a few passes of R rows each, within what keeps every
    * multiprocessor full. */
   const guint tiles = tile_count (r->channels);
-  const guint64 rows_per_pass = BLOCK_THREADS / tile_width (r->channels);
+  const guint64 rows_per_pass = CR_BLOCK_THREADS / tile_width (r->channels);
   const guint64 max_x = MAX (1, r->grid_max_channels / tiles);
   /* Each thread at least four rows. */
   const guint64 want_x = (rows + rows_per_pass * 4 - 1) / (rows_per_pass * 4);
@@ -560,7 +558,7 @@ launch (CrReducer *r, CUdeviceptr data, guint64 rows, guint64 row_base,
   void *params[] = { &data, &rows, &channels, &width, &row_base, &r->partials,
     &r->tickets, &carry_ptr, &r->state, &result, &count, (void *)ctx };
   CR_CHECK (r->device->cu->LaunchKernel (r->channels_function, grid_x, tiles, 1,
-                BLOCK_THREADS, 1, 1, 0, r->device->stream, params, NULL),
+                CR_BLOCK_THREADS, 1, 1, 0, r->device->stream, params, NULL),
       "Launching the per-channel reduction");
   return TRUE;
 }
