@@ -22,24 +22,6 @@
 
 #define CR_CH_UNROLL 8
 
-/* Folds sh[r * W + c] over r < rows into sh[c], for every c < W, with a
- * halving tree that needs no power of two. Every thread of the block calls
- * it; threads t < T own sh[t]. */
-static __device__ void
-cr_fold_rows (CrAccWords *sh, unsigned int rows, unsigned int width,
-    const Ctx &ctx)
-{
-  const unsigned int t = threadIdx.x;
-  for (unsigned int n = rows; n > 1;) {
-    const unsigned int half = (n + 1) / 2;
-    __syncthreads ();
-    if (t < (n - half) * width)
-      sh[t].acc = cr_combine (sh[t].acc, sh[t + half * width].acc, ctx);
-    n = half;
-  }
-  __syncthreads ();
-}
-
 /* data:      rows * channels elements, aligned to their size
  * width:     W, channels per tile (at most CR_BLOCK_THREADS)
  * row_base:  the index of data's first row in the whole input (for i)

@@ -92,6 +92,24 @@ cr_block_reduce (Acc value, const Ctx &ctx)
   return value;
 }
 
+/* Folds sh[r * W + c] over r < rows into sh[c], for every c < W, with a
+ * halving tree that needs no power of two. Every thread of the block calls
+ * it; threads t < rows * W own sh[t]. */
+static __device__ void
+cr_fold_rows (CrAccWords *sh, unsigned int rows, unsigned int width,
+    const Ctx &ctx)
+{
+  const unsigned int t = threadIdx.x;
+  for (unsigned int n = rows; n > 1;) {
+    const unsigned int half = (n + 1) / 2;
+    __syncthreads ();
+    if (t < (n - half) * width)
+      sh[t].acc = cr_combine (sh[t].acc, sh[t + half * width].acc, ctx);
+    n = half;
+  }
+  __syncthreads ();
+}
+
 /* Partials are written by other multiprocessors: read them from L2, never
  * from this one's L1. */
 static __device__ __forceinline__ Acc
@@ -139,33 +157,17 @@ cr_block_is_last (unsigned int *ticket)
   return is_last;
 }
 
-/* C channels whose rows pack whole into 16-byte loads: C = 1 (any type),
- * or 2, 4 or 8 where C rows fill a load exactly. Each thread keeps one
- * accumulator per channel; element k of a load belongs to channel k % C,
- * known when compiling, because loads start on a row.
- *
- * data:      rows * C elements, aligned to their size; with C > 1 also to
- *            16 bytes (the host checks), with C = 1 the elements before
- *            the first 16-byte boundary are read one per thread
- * row_base:  the index of data's first row in the whole input, for
- *            cr_load's i
- * partials:  C per block; ticket: zero before the first launch, and left
- *            zero by every launch
- * carry:     NULL, or the C states of the rows before (may equal state)
- * state:     receives carry combined with these rows, per channel
- * result:    receives cr_finalize (state, count), per channel */
+/* Folds rows of C channels packed in 16-byte loads into acc[C]: thread
+ * @tid of @nthreads takes every nthreads-th load. C = 1 takes data of any
+ * alignment (the elements before the first 16-byte boundary one per
+ * thread); C > 1 needs data aligned to 16 bytes, so that loads start on a
+ * row. */
 template <int C>
 static __device__ __forceinline__ void
-cr_reduce_packed (const In *data, unsigned long long rows,
-    unsigned long long row_base, CrAccWords *partials, unsigned int *ticket,
-    const Acc *carry, Acc *state, Out *result, unsigned long long count,
-    const Ctx &ctx)
+cr_fold_packed (const In *data, unsigned long long rows,
+    unsigned long long row_base, unsigned long long tid,
+    unsigned long long nthreads, Acc (&acc)[C], const Ctx &ctx)
 {
-  const unsigned long long tid =
-      (unsigned long long) blockIdx.x * CR_BLOCK_THREADS + threadIdx.x;
-  const unsigned long long nthreads =
-      (unsigned long long) gridDim.x * CR_BLOCK_THREADS;
-  Acc acc[C];
 #pragma unroll
   for (int c = 0; c < C; c++)
     acc[c] = cr_identity (ctx);
@@ -217,7 +219,34 @@ cr_reduce_packed (const In *data, unsigned long long rows,
       acc[c] = cr_combine (acc[c],
           cr_load (data[tail * C + c], row_base + tail, ctx), ctx);
   }
+}
 
+/* C channels whose rows pack whole into 16-byte loads: C = 1 (any type),
+ * or 2, 4 or 8 where C rows fill a load exactly. Each thread keeps one
+ * accumulator per channel; element k of a load belongs to channel k % C,
+ * known when compiling, because loads start on a row.
+ *
+ * data:      rows * C elements, aligned to their size; with C > 1 also to
+ *            16 bytes (the host checks), with C = 1 the elements before
+ *            the first 16-byte boundary are read one per thread
+ * row_base:  the index of data's first row in the whole input, for
+ *            cr_load's i
+ * partials:  C per block; ticket: zero before the first launch, and left
+ *            zero by every launch
+ * carry:     NULL, or the C states of the rows before (may equal state)
+ * state:     receives carry combined with these rows, per channel
+ * result:    receives cr_finalize (state, count), per channel */
+template <int C>
+static __device__ __forceinline__ void
+cr_reduce_packed (const In *data, unsigned long long rows,
+    unsigned long long row_base, CrAccWords *partials, unsigned int *ticket,
+    const Acc *carry, Acc *state, Out *result, unsigned long long count,
+    const Ctx &ctx)
+{
+  Acc acc[C];
+  cr_fold_packed<C> (data, rows, row_base,
+      (unsigned long long) blockIdx.x * CR_BLOCK_THREADS + threadIdx.x,
+      (unsigned long long) gridDim.x * CR_BLOCK_THREADS, acc, ctx);
 #pragma unroll
   for (int c = 0; c < C; c++)
     acc[c] = cr_block_reduce (acc[c], ctx);

@@ -44,6 +44,7 @@ static const CrSymbol driver_symbols[] = {
   DRV (StreamCreate, "cuStreamCreate"),
   DRV (StreamDestroy, "cuStreamDestroy_v2"),
   DRV (StreamSynchronize, "cuStreamSynchronize"),
+  DRV (StreamQuery, "cuStreamQuery"),
   DRV (MemAlloc, "cuMemAlloc_v2"),
   DRV (MemFree, "cuMemFree_v2"),
   DRV (MemAllocHost, "cuMemAllocHost_v2"),

@@ -71,6 +71,7 @@ typedef struct {
   CUresult (*StreamCreate) (CUstream *stream, unsigned int flags);
   CUresult (*StreamDestroy) (CUstream stream);
   CUresult (*StreamSynchronize) (CUstream stream);
+  CUresult (*StreamQuery) (CUstream stream);
   CUresult (*MemAlloc) (CUdeviceptr *ptr, size_t size);
   CUresult (*MemFree) (CUdeviceptr ptr);
   CUresult (*MemAllocHost) (void **ptr, size_t size);

@@ -80,7 +80,8 @@ append_kernel (GString *s, const gchar *name)
       s, g_bytes_get_data (found, NULL), (gssize)g_bytes_get_size (found));
 }
 
-/* The kernels: one result over everything, and (@per_channel) one per
+/* The kernels: one result over everything, batches of small reductions,
+ * and (@per_channel) one result per
  * channel, compiled only for elements that ask for it since they cost
  * NVRTC several times the time of the first. */
 static const gchar *
@@ -90,6 +91,7 @@ kernel_template (gboolean per_channel)
   if (g_once_init_enter (&texts[per_channel])) {
     GString *s = g_string_new (NULL);
     append_kernel (s, "reduce.cu");
+    append_kernel (s, "reduce-batch.cu");
     if (per_channel)
       append_kernel (s, "reduce-channels.cu");
     g_once_init_leave (&texts[per_channel], g_string_free (s, FALSE));
@@ -123,9 +125,9 @@ program_new (CrMonoid *monoid, CrType in, gboolean per_channel)
       "#define IN_MAX %s\n#define IN_LOWEST %s\n"
       "#define IN_IS_FLOAT %d\n#define IN_IS_SIGNED %d\n"
       "#define CR_IN_BYTES %" G_GSIZE_FORMAT "\n"
-      "#define CR_BLOCK_THREADS %d\n",
+      "#define CR_BLOCK_THREADS %d\n#define CR_BATCH_MAX %d\n",
       in_max[in], in_lowest[in], cr_type_is_float (in), cr_type_is_signed (in),
-      cr_type_size (in), CR_BLOCK_THREADS);
+      cr_type_size (in), CR_BLOCK_THREADS, CR_BATCH_MAX);
   emit_struct (s, "Acc", &p->acc);
   emit_struct (s, "Ctx", &p->ctx);
   if (monoid->finalize)

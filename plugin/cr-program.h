@@ -12,6 +12,10 @@ G_BEGIN_DECLS
 /* Threads per block of every kernel: the generated source defines it for
  * the kernels, and the reducer launches with it. */
 #define CR_BLOCK_THREADS 256
+/* Reductions in one batch (kernels/reduce-batch.cu): each is a segment of
+ * the batch kernel's parameter, 32 bytes, under the 4 KiB that every
+ * driver accepts. */
+#define CR_BATCH_MAX 64
 
 typedef struct {
   CrMonoid *monoid;

@@ -1,77 +1,10 @@
 /* cr-reducer.c: contexts, modules, buffers and launches. */
-#include "cr-reducer.h"
+#include "cr-reducer-private.h"
 
 #include "cr-error.h"
 #include "cr-staging.h"
 
 #include <string.h>
-
-#define DEFAULT_CHUNK_BYTES (64u << 20)
-/* Pinned memory that pageable input is copied through, per device. */
-#define STAGING_RING_BYTES (32u << 20)
-/* Result slots are allocated this many at a time. */
-#define SLOTS_PER_SLAB 16
-/* At least the kernel's CrAccWords: the accumulator rounded up to whole,
- * aligned words. */
-#define PARTIAL_SLOT(acc) ((acc)->size + 16)
-
-struct _CrDevice {
-  gint refcount;
-  const CrDriver *cu;
-  gint ordinal;
-  gint arch;
-  gint sm_count;
-  gchar name[256];
-  CUcontext context;
-  CUstream stream;
-  CrStaging *staging; /* created on first use */
-};
-
-/* Where one job's result lands: pinned host memory the kernel writes. */
-typedef struct {
-  guint8 *host;
-  CUdeviceptr device;
-  gsize bytes;
-} Slot;
-
-struct _CrReducer {
-  CrDevice *device;
-  const CrProgram *program;
-  CrCompiled *compiled;
-  CUmodule module;
-  CUfunction function;
-  CUfunction channels_function;
-  /* For 2, 4 and 8 channels whose rows pack into 16-byte loads. */
-  CUfunction vec_functions[3];
-  guint grid_max_vec[3];
-  guint grid_max;
-  guint grid_max_channels;
-  guint channels; /* results per reduction */
-  gsize slot_bytes; /* one job's results: channels Out, in whole lines */
-  CUdeviceptr partials; /* PARTIAL_SLOT bytes each */
-  CUdeviceptr tickets; /* zeroed unsigned ints: one, or one per tile */
-  CUdeviceptr state; /* channels Acc: carried between launches */
-  CUdeviceptr result; /* channels Out, for results nobody reads */
-  CUdeviceptr staging; /* padded rows are packed here */
-  gsize staging_size;
-  guint8 *host_result; /* pinned, one Out */
-
-  /* Jobs are submitted from one thread and finished from another. */
-  GMutex lock;
-  GPtrArray *slabs; /* pinned blocks of SLOTS_PER_SLAB slots */
-  GPtrArray *free_slots; /* Slot */
-  GPtrArray *all_slots;
-  GPtrArray *free_events;
-  GPtrArray *all_events;
-};
-
-struct _CrJob {
-  CrReducer *reducer;
-  Slot *slot;
-  CUevent done;
-  guint64 count;
-  guint channels;
-};
 
 CrDevice *
 cr_device_open (gint ordinal, GError **error)
@@ -292,6 +225,9 @@ load_module (CrReducer *r, gchar **log, GError **error)
   CR_CHECK (res, "Loading the compiled monoid");
   CR_CHECK (cu->ModuleGetFunction (&r->function, r->module, "cr_reduce"),
       "Finding the reduction kernel");
+  CR_CHECK (
+      cu->ModuleGetFunction (&r->batch_function, r->module, "cr_reduce_batch"),
+      "Finding the batch reduction kernel");
   if (!r->program->per_channel)
     return TRUE;
   CR_CHECK (cu->ModuleGetFunction (
@@ -367,6 +303,8 @@ allocate_for_channels (CrReducer *r, guint channels, GError **error)
   const gint vec = vec_kernel (r, channels);
   if (vec >= 0)
     slots = MAX (slots, (gsize)r->grid_max_vec[vec] * channels);
+  /* A batch: a slot per channel of each segment. */
+  slots = MAX (slots, (gsize)CR_BATCH_MAX * channels);
 
   free_device (r, &r->partials);
   free_device (r, &r->tickets);
@@ -437,6 +375,8 @@ cr_reducer_new (
   r->all_slots = g_ptr_array_new_with_free_func (g_free);
   r->free_events = g_ptr_array_new ();
   r->all_events = g_ptr_array_new ();
+  r->free_arenas = g_ptr_array_new ();
+  r->stale_arenas = g_ptr_array_new ();
 
   if (!cr_device_push (device, error))
     return NULL;
@@ -463,6 +403,7 @@ cr_reducer_free (CrReducer *r)
       cu->MemFreeHost (g_ptr_array_index (r->slabs, k));
     for (guint k = 0; k < r->all_events->len; k++)
       cu->EventDestroy (g_ptr_array_index (r->all_events, k));
+    cr_reducer_clear_batches (r);
     if (r->module)
       cu->ModuleUnload (r->module);
     cu->CtxPopCurrent (NULL);
@@ -472,6 +413,8 @@ cr_reducer_free (CrReducer *r)
   g_ptr_array_unref (r->all_slots);
   g_ptr_array_unref (r->free_events);
   g_ptr_array_unref (r->all_events);
+  g_ptr_array_unref (r->free_arenas);
+  g_ptr_array_unref (r->stale_arenas);
   g_mutex_clear (&r->lock);
   cr_compiled_free (r->compiled);
   cr_device_unref (r->device);
@@ -718,13 +661,21 @@ take_slot_and_event (CrReducer *r, CrJob *job, GError **error)
   }
   job->slot =
       g_ptr_array_steal_index_fast (r->free_slots, r->free_slots->len - 1);
+  g_mutex_unlock (&r->lock);
+  return cr_reducer_take_event (r, job, error);
+}
+
+gboolean
+cr_reducer_take_event (CrReducer *r, CrJob *job, GError **error)
+{
+  g_mutex_lock (&r->lock);
   if (r->free_events->len > 0)
     job->done =
         g_ptr_array_steal_index_fast (r->free_events, r->free_events->len - 1);
   g_mutex_unlock (&r->lock);
 
   if (job->done == NULL) {
-    CR_CHECK (cu->EventCreate (&job->done, CU_EVENT_DISABLE_TIMING),
+    CR_CHECK (r->device->cu->EventCreate (&job->done, CU_EVENT_DISABLE_TIMING),
         "Creating a CUDA event");
     g_mutex_lock (&r->lock);
     g_ptr_array_add (r->all_events, job->done);
@@ -786,7 +737,9 @@ cr_reducer_submit (CrReducer *r, const CrHostRegion *region, const guint8 *ctx,
   if (!cr_device_push (r->device, error))
     return NULL;
   CrJob *job = g_new0 (CrJob, 1);
+  job->refcount = 1;
   job->reducer = r;
+  job->n_results = 1;
   job->channels = r->channels;
   job->count = ((options ? options->rows_before : 0)
                    + region->row_bytes / row * region->n_rows)
@@ -795,7 +748,7 @@ cr_reducer_submit (CrReducer *r, const CrHostRegion *region, const guint8 *ctx,
       && submit (r, region, ctx, options, job, error);
   cr_device_pop (r->device);
   if (!ok) {
-    cr_job_free (job);
+    cr_job_unref (job);
     return NULL;
   }
   return job;
@@ -824,8 +777,11 @@ cr_reducer_set_channels (CrReducer *r, guint channels, GError **error)
   cr_device_pop (r->device);
   /* Slots of the old size are not handed out again (their slabs are freed
    * with the reducer). */
+  cr_reducer_drop_gathered (r);
   g_mutex_lock (&r->lock);
   g_ptr_array_set_size (r->free_slots, 0);
+  g_ptr_array_extend_and_steal (r->stale_arenas, r->free_arenas);
+  r->free_arenas = g_ptr_array_new ();
   g_mutex_unlock (&r->lock);
   return ok;
 }
@@ -837,7 +793,7 @@ cr_reducer_channels (const CrReducer *r)
 }
 
 gboolean
-cr_job_finish (CrJob *job, guint8 *out, guint64 *count, GError **error)
+cr_job_wait (CrJob *job, GError **error)
 {
   CrDevice *d = job->reducer->device;
 
@@ -849,26 +805,68 @@ cr_job_finish (CrJob *job, guint8 *out, guint64 *count, GError **error)
     return cr_cuda_fail (error, res,
         "The reduction on the GPU (after a fault in the monoid's code, CUDA "
         "stays unusable in this process until it restarts)");
-  memcpy (
-      out, job->slot->host, job->reducer->program->out.size * job->channels);
-  if (count)
-    *count = job->count;
   return TRUE;
 }
 
-void
-cr_job_free (CrJob *job)
+guint
+cr_job_n_results (const CrJob *job)
 {
-  if (job == NULL)
+  return job->n_results;
+}
+
+void
+cr_job_read (const CrJob *job, guint k, guint8 *out, guint64 *count)
+{
+  const gsize size = job->reducer->program->out.size * job->channels;
+
+  g_return_if_fail (k < job->n_results);
+  if (job->slot) {
+    memcpy (out, job->slot->host, size);
+  } else {
+    const CrArena *a = job->arena;
+    memcpy (out, a->host + a->input_bytes + k * a->result_stride, size);
+  }
+  if (count)
+    *count = job->counts ? job->counts[k] : job->count;
+}
+
+gboolean
+cr_job_finish (CrJob *job, guint8 *out, guint64 *count, GError **error)
+{
+  if (!cr_job_wait (job, error))
+    return FALSE;
+  cr_job_read (job, 0, out, count);
+  return TRUE;
+}
+
+CrJob *
+cr_job_ref (CrJob *job)
+{
+  g_atomic_int_inc (&job->refcount);
+  return job;
+}
+
+void
+cr_job_unref (CrJob *job)
+{
+  if (job == NULL || !g_atomic_int_dec_and_test (&job->refcount))
     return;
   CrReducer *r = job->reducer;
   g_mutex_lock (&r->lock);
-  /* A slot of a size from before a change of channels is not reused. */
+  /* A slot or arena of a size from before a change of channels is not
+   * reused. */
   if (job->slot && job->slot->bytes == r->slot_bytes)
     g_ptr_array_add (r->free_slots, job->slot);
+  if (job->arena) {
+    if (job->arena->result_stride == r->slot_bytes)
+      g_ptr_array_add (r->free_arenas, job->arena);
+    else
+      g_ptr_array_add (r->stale_arenas, job->arena);
+  }
   if (job->done)
     g_ptr_array_add (r->free_events, job->done);
   g_mutex_unlock (&r->lock);
+  g_free (job->counts);
   g_free (job);
 }
 
@@ -880,7 +878,7 @@ cr_reducer_reduce_host (CrReducer *r, const CrHostRegion *region,
   if (job == NULL)
     return FALSE;
   gboolean ok = cr_job_finish (job, out, count, error);
-  cr_job_free (job);
+  cr_job_unref (job);
   return ok;
 }
 

@@ -96,14 +96,56 @@ typedef struct {
  * @options NULL: one reduction of the region alone. */
 CrJob *cr_reducer_submit (CrReducer *reducer, const CrHostRegion *region,
     const guint8 *ctx, const CrSubmitOptions *options, GError **error);
-/* Waits for the job and writes its result (program->out.size bytes per
- * channel) to @out and its count of elements (all channels, rows before
- * included) to @count. */
+/* Waits for the job and writes its (first) result (program->out.size
+ * bytes per channel) to @out and its count of elements (all channels, rows
+ * before included) to @count. */
 gboolean cr_job_finish (
     CrJob *job, guint8 *out, guint64 *count, GError **error);
-/* Before the reducer is freed, and only after finishing (or when the stream
+/* Waits for the job; may be called again (it returns at once). */
+gboolean cr_job_wait (CrJob *job, GError **error);
+/* Results: 1 for a job from cr_reducer_submit(); a batch's in the order
+ * of the reductions gathered that keep theirs. */
+guint cr_job_n_results (const CrJob *job);
+/* Result @k of a job waited for, as cr_job_finish() writes it. */
+void cr_job_read (const CrJob *job, guint k, guint8 *out, guint64 *count);
+/* Jobs are shared by the buffers of a batch. The last reference goes
+ * before the reducer is freed, and only after waiting (or when the stream
  * is known to be idle). */
-void cr_job_free (CrJob *job);
+CrJob *cr_job_ref (CrJob *job);
+void cr_job_unref (CrJob *job);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (CrJob, cr_job_unref)
+
+/* Batches. A launch costs the host several microseconds and the GPU a few
+ * more, which is more than a small buffer takes to reduce, so reductions
+ * of small buffers that wait while the GPU is busy are gathered and
+ * launched together: one kernel, a result per reduction that keeps one,
+ * in one job. The state a reduction carries (CrSubmitOptions) passes from
+ * one to the next within a batch and across launches of either kind, so
+ * gathered and submitted reductions mix in any order. */
+
+/* Whether @region may be gathered: small (up to a few tens of kilobytes),
+ * contiguous, and of at most CR_BLOCK_THREADS channels. */
+gboolean cr_reducer_can_gather (const CrReducer *reducer,
+    const CrHostRegion *region);
+/* Gathers the reduction of @region with @options (may be NULL) and context
+ * @ctx for the next batch. Pageable data is copied now; data the GPU reads
+ * in place (region->device) must stay valid until the batch's job is
+ * finished. *@result receives the index of its result in the batch, or
+ * G_MAXUINT when options->discard_result. Returns FALSE without an error
+ * when the batch cannot take it (full, or another context): launch the
+ * batch, then gather again. */
+gboolean cr_reducer_gather (CrReducer *reducer, const CrHostRegion *region,
+    const guint8 *ctx, const CrSubmitOptions *options, guint *result,
+    GError **error);
+/* Reductions gathered and not launched yet. */
+guint cr_reducer_n_gathered (const CrReducer *reducer);
+/* Launches what is gathered (at least one reduction) as one job. */
+CrJob *cr_reducer_launch_gathered (CrReducer *reducer, GError **error);
+/* Forgets what is gathered (a flush). */
+void cr_reducer_drop_gathered (CrReducer *reducer);
+
+/* Whether the device's stream has nothing left to run. */
+gboolean cr_device_is_idle (CrDevice *device);
 
 /* Submits and finishes one job: blocks until the result is on the host. */
 gboolean cr_reducer_reduce_host (CrReducer *reducer, const CrHostRegion *region,

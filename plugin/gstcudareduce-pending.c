@@ -33,7 +33,7 @@ gst_cuda_reduce_pending_free (GstCudaReducePending *p)
       continue;
     g_autofree guint8 *out = g_malloc (p->program->out.size * p->channels + 1);
     cr_job_finish (job, out, NULL, NULL);
-    cr_job_free (job);
+    cr_job_unref (job);
   }
   g_array_unref (p->reductions);
   if (p->is_frame)
@@ -177,7 +177,7 @@ gst_cuda_reduce_pending_finish (
     g_autoptr (GError) error = NULL;
     guint64 count = 0;
     gboolean ok = cr_job_finish (r->job, result, &count, &error);
-    cr_job_free (g_steal_pointer (&r->job));
+    cr_job_unref (g_steal_pointer (&r->job));
     if (!ok) {
       /* Refuse further buffers before anyone can see the error. */
       gst_cuda_reduce_queue_fail (outputs->queue);

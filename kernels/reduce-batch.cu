@@ -1,0 +1,130 @@
+/* kernels/reduce-batch.cu: many small reductions in one launch.
+ *
+ * Appended to reduce.cu (whose types and block helpers it uses). Small
+ * buffers cost more to launch for than to reduce, so the host gathers the
+ * reductions that wait while the GPU is busy and launches them together:
+ * one block per reduction (a segment), each block reading its segment, of
+ * at most a few tens of kilobytes, where it lies in pinned host memory.
+ *
+ * The segments arrive by value, as the kernel's parameter (constant
+ * memory, read by every thread at no cost), so nothing is copied to the
+ * device before the launch.
+ *
+ * A segment that starts a result and ends it (one per buffer) is finalized
+ * by its own block. Where segments carry state into one another (a result
+ * over an interval of several buffers, or one left open for the next
+ * launch), each block leaves its partial, and the last block to finish
+ * folds the partials in segment order, finalizes where a segment ends a
+ * result, and keeps the state for the next launch. */
+
+/* The segment continues the state before it (the previous segment's, or
+ * for the first the state of the launches before). */
+#define CR_SEGMENT_CARRY 1u
+/* The segment ends a result, written to results[result * channels...]. */
+#define CR_SEGMENT_EMIT 2u
+
+struct CrSegment {
+  const In *data; /* rows * channels elements, aligned to their size */
+  unsigned long long rows;
+  unsigned long long row_base; /* index of the first row in its result */
+  unsigned int flags;
+  unsigned int result;
+};
+
+struct CrBatch {
+  unsigned int n; /* segments, one block each */
+  unsigned int channels; /* at most CR_BLOCK_THREADS */
+  unsigned int fold; /* some segment carries, or does not emit */
+  unsigned int unused;
+  CrSegment segments[CR_BATCH_MAX];
+};
+
+/* One segment's rows of all channels: one channel, 16-byte loads;
+ * several, one channel per thread as in cr_reduce_channels (W = channels,
+ * R = CR_BLOCK_THREADS / W rows per pass). Leaves channel c's total in
+ * sh[c]. */
+static __device__ void
+cr_fold_segment (const CrSegment &seg, unsigned int channels, CrAccWords *sh,
+    const Ctx &ctx)
+{
+  const unsigned int t = threadIdx.x;
+  if (channels == 1) {
+    Acc acc[1];
+    cr_fold_packed<1> (seg.data, seg.rows, seg.row_base, t, CR_BLOCK_THREADS,
+        acc, ctx);
+    acc[0] = cr_block_reduce (acc[0], ctx);
+    if (t == 0)
+      sh[0].acc = acc[0];
+    __syncthreads ();
+    return;
+  }
+  const unsigned int per_pass = CR_BLOCK_THREADS / channels;
+  const unsigned int c = t % channels;
+  Acc acc = cr_identity (ctx);
+  if (t < per_pass * channels) {
+    unsigned long long r = t / channels;
+    for (; r + 3 * per_pass < seg.rows; r += 4 * per_pass) {
+      In x[4];
+#pragma unroll
+      for (int u = 0; u < 4; u++)
+        x[u] = __ldg (seg.data + (r + u * per_pass) * channels + c);
+#pragma unroll
+      for (int u = 0; u < 4; u++)
+        acc = cr_combine (acc,
+            cr_load (x[u], seg.row_base + r + u * per_pass, ctx), ctx);
+    }
+    for (; r < seg.rows; r += per_pass)
+      acc = cr_combine (acc,
+          cr_load (__ldg (seg.data + r * channels + c), seg.row_base + r, ctx),
+          ctx);
+  }
+  sh[t].acc = acc;
+  cr_fold_rows (sh, per_pass, channels, ctx);
+}
+
+/* partials: CR_BATCH_MAX * channels slots; ticket: zero before the first
+ * launch, and left zero by every launch
+ * state:    channels accumulators: the state before the batch, for a first
+ *           segment that carries; receives the state after it
+ * results:  channels Out per result */
+extern "C" __global__ void __launch_bounds__ (CR_BLOCK_THREADS)
+cr_reduce_batch (const CrBatch batch, CrAccWords *partials,
+    unsigned int *ticket, Acc *state, Out *results, const Ctx ctx)
+{
+  __shared__ CrAccWords sh[CR_BLOCK_THREADS];
+  const unsigned int t = threadIdx.x;
+  const unsigned int channels = batch.channels;
+  const CrSegment &seg = batch.segments[blockIdx.x];
+
+  cr_fold_segment (seg, channels, sh, ctx);
+  const unsigned long long count = seg.row_base + seg.rows;
+  if (seg.flags == CR_SEGMENT_EMIT && t < channels)
+    results[(unsigned long long) seg.result * channels + t] =
+        cr_finalize (sh[t].acc, count, ctx);
+  if (!batch.fold)
+    return;
+
+  if (t < channels)
+    partials[(unsigned long long) blockIdx.x * channels + t].acc = sh[t].acc;
+  if (!cr_block_is_last (ticket))
+    return;
+  /* In segment order, per channel. The loads do not depend on the running
+   * value, so unrolling keeps several in flight. */
+  for (unsigned int c = t; c < channels; c += CR_BLOCK_THREADS) {
+    Acc running = state[c];
+#pragma unroll 4
+    for (unsigned int s = 0; s < batch.n; s++) {
+      const CrSegment &g = batch.segments[s];
+      const Acc part = cr_load_partial (
+          partials + (unsigned long long) s * channels + c);
+      running = (g.flags & CR_SEGMENT_CARRY) ? cr_combine (running, part, ctx)
+                                             : part;
+      if (g.flags == (CR_SEGMENT_CARRY | CR_SEGMENT_EMIT))
+        results[(unsigned long long) g.result * channels + c] =
+            cr_finalize (running, g.row_base + g.rows, ctx);
+    }
+    state[c] = running;
+  }
+  if (t == 0 && gridDim.x > 1)
+    *ticket = 0;
+}

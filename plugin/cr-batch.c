@@ -1,0 +1,221 @@
+/* cr-batch.c: gathering small reductions and launching them together. */
+#include "cr-reducer-private.h"
+
+#include "cr-error.h"
+
+#include <string.h>
+
+/* Larger reductions launch alone: one block reads a segment, and over a
+ * few tens of kilobytes a launch of many blocks is the faster. */
+#define GATHER_MAX_BYTES (64u << 10)
+/* Pinned memory that one batch's pageable input is copied into. */
+#define ARENA_INPUT_BYTES (1u << 20)
+
+gboolean
+cr_device_is_idle (CrDevice *d)
+{
+  if (d->cu->CtxPushCurrent (d->context) != CUDA_SUCCESS)
+    return FALSE;
+  /* NOT_READY while work is queued; an error is for the job to report. */
+  CUresult res = d->cu->StreamQuery (d->stream);
+  d->cu->CtxPopCurrent (NULL);
+  return res != CUDA_ERROR_NOT_READY;
+}
+
+gboolean
+cr_reducer_can_gather (const CrReducer *r, const CrHostRegion *region)
+{
+  const gsize bytes = region->row_bytes * region->n_rows;
+  return r->batch_function != NULL && bytes <= GATHER_MAX_BYTES
+      && (region->n_rows <= 1 || region->stride == region->row_bytes)
+      && r->channels <= CR_BLOCK_THREADS;
+}
+
+guint
+cr_reducer_n_gathered (const CrReducer *r)
+{
+  return r->gather.params.n;
+}
+
+static void
+arena_free (CrReducer *r, CrArena *a)
+{
+  r->device->cu->MemFreeHost (a->host);
+  g_free (a);
+}
+
+/* The reducer's context is current. */
+static CrArena *
+take_arena (CrReducer *r, GError **error)
+{
+  const CrDriver *cu = r->device->cu;
+  CrArena *a = NULL;
+
+  g_mutex_lock (&r->lock);
+  if (r->free_arenas->len > 0)
+    a = g_ptr_array_steal_index_fast (r->free_arenas, r->free_arenas->len - 1);
+  g_mutex_unlock (&r->lock);
+  if (a)
+    return a;
+
+  a = g_new0 (CrArena, 1);
+  a->input_bytes = ARENA_INPUT_BYTES;
+  a->result_stride = r->slot_bytes;
+  CUresult res = cu->MemHostAlloc ((void **)&a->host,
+      a->input_bytes + CR_BATCH_MAX * a->result_stride,
+      CU_MEMHOSTALLOC_DEVICEMAP);
+  if (res == CUDA_SUCCESS)
+    res = cu->MemHostGetDevicePointer (&a->device, a->host, 0);
+  if (res != CUDA_SUCCESS) {
+    if (a->host)
+      cu->MemFreeHost (a->host);
+    g_free (a);
+    cr_cuda_fail (error, res, "Allocating pinned memory for a batch");
+    return NULL;
+  }
+  return a;
+}
+
+void
+cr_reducer_drop_gathered (CrReducer *r)
+{
+  if (r->gather.arena) {
+    g_mutex_lock (&r->lock);
+    g_ptr_array_add (r->free_arenas, r->gather.arena);
+    g_mutex_unlock (&r->lock);
+  }
+  r->gather.arena = NULL;
+  r->gather.params.n = 0;
+  r->gather.params.fold = 0;
+  r->gather.used = 0;
+  r->gather.n_results = 0;
+}
+
+gboolean
+cr_reducer_gather (CrReducer *r, const CrHostRegion *region, const guint8 *ctx,
+    const CrSubmitOptions *options, guint *result, GError **error)
+{
+  const gsize bytes = region->row_bytes * region->n_rows;
+  const gsize row = cr_type_size (r->program->in) * r->channels;
+  const gsize ctx_size = r->program->ctx.size;
+  CrBatchParams *params = &r->gather.params;
+
+  g_return_val_if_fail (cr_reducer_can_gather (r, region), FALSE);
+  if (bytes % row != 0) {
+    g_set_error (error, CR_ERROR, CR_ERROR_INPUT,
+        "The input is %" G_GSIZE_FORMAT " bytes, not a whole number of "
+        "rows of %u %s channels (%" G_GSIZE_FORMAT " bytes each)",
+        bytes, r->channels, cr_type_name (r->program->in), row);
+    return FALSE;
+  }
+  if (params->n == CR_BATCH_MAX)
+    return FALSE;
+  if (params->n > 0 && memcmp (r->gather.ctx, ctx, ctx_size) != 0)
+    return FALSE;
+  /* Copies start on 16 bytes, so that whole vectors load. */
+  const gsize offset = (r->gather.used + 15) / 16 * 16;
+  if (!region->device && bytes > 0 && offset + bytes > ARENA_INPUT_BYTES)
+    return FALSE;
+
+  if (r->gather.arena == NULL) {
+    if (!cr_device_push (r->device, error))
+      return FALSE;
+    r->gather.arena = take_arena (r, error);
+    cr_device_pop (r->device);
+    if (r->gather.arena == NULL)
+      return FALSE;
+  }
+  if (params->n == 0) {
+    g_free (r->gather.ctx);
+    r->gather.ctx = g_memdup2 (ctx, MAX (ctx_size, 1));
+  }
+
+  CrSegment *seg = &params->segments[params->n];
+  if (region->device || bytes == 0) {
+    seg->data = region->device;
+  } else {
+    memcpy (r->gather.arena->host + offset, region->data, bytes);
+    seg->data = r->gather.arena->device + offset;
+    r->gather.used = offset + bytes;
+  }
+  seg->rows = bytes / row;
+  seg->row_base = options ? options->rows_before : 0;
+  seg->flags = 0;
+  if (options && options->carry)
+    seg->flags |= CR_SEGMENT_CARRY;
+  if (!options || !options->discard_result) {
+    seg->flags |= CR_SEGMENT_EMIT;
+    seg->result = r->gather.n_results;
+    r->gather.counts[r->gather.n_results] =
+        (seg->row_base + seg->rows) * r->channels;
+    *result = r->gather.n_results++;
+  } else {
+    seg->result = 0;
+    *result = G_MAXUINT;
+  }
+  /* Only chains of segments, or a result left open, need the ordered fold
+   * of partials at the end of the launch. */
+  if (seg->flags != CR_SEGMENT_EMIT)
+    params->fold = 1;
+  params->n++;
+  return TRUE;
+}
+
+CrJob *
+cr_reducer_launch_gathered (CrReducer *r, GError **error)
+{
+  CrBatchParams *params = &r->gather.params;
+  g_return_val_if_fail (params->n > 0, NULL);
+
+  CrJob *job = g_new0 (CrJob, 1);
+  job->refcount = 1;
+  job->reducer = r;
+  job->channels = r->channels;
+  job->n_results = r->gather.n_results;
+  job->counts = g_memdup2 (r->gather.counts, sizeof (guint64) * MAX (job->n_results, 1));
+  job->arena = r->gather.arena;
+  params->channels = r->channels;
+
+  CUdeviceptr results = job->arena->device + job->arena->input_bytes;
+  void *args[] = { params, &r->partials, &r->tickets, &r->state, &results,
+    r->gather.ctx };
+  gboolean ok = cr_device_push (r->device, error);
+  if (ok) {
+    CUresult res = r->device->cu->LaunchKernel (r->batch_function, params->n,
+        1, 1, CR_BLOCK_THREADS, 1, 1, 0, r->device->stream, args, NULL);
+    ok = res == CUDA_SUCCESS
+        ? cr_reducer_take_event (r, job, error)
+        : cr_cuda_fail (error, res, "Launching a batch of reductions");
+    if (ok) {
+      res = r->device->cu->EventRecord (job->done, r->device->stream);
+      ok = res == CUDA_SUCCESS
+          || cr_cuda_fail (error, res, "Recording a CUDA event");
+    }
+    cr_device_pop (r->device);
+  }
+  /* The arena is the job's now, launched or not. */
+  r->gather.arena = NULL;
+  cr_reducer_drop_gathered (r);
+  if (!ok) {
+    /* Nothing reads the arena if the launch failed; a failed record leaves
+     * the kernel queued, which the next synchronization reports. */
+    cr_job_unref (job);
+    return NULL;
+  }
+  return job;
+}
+
+void
+cr_reducer_clear_batches (CrReducer *r)
+{
+  if (r->gather.arena)
+    arena_free (r, r->gather.arena);
+  r->gather.arena = NULL;
+  for (guint k = 0; k < r->free_arenas->len; k++)
+    arena_free (r, g_ptr_array_index (r->free_arenas, k));
+  for (guint k = 0; k < r->stale_arenas->len; k++)
+    arena_free (r, g_ptr_array_index (r->stale_arenas, k));
+  g_ptr_array_set_size (r->free_arenas, 0);
+  g_ptr_array_set_size (r->stale_arenas, 0);
+  g_clear_pointer (&r->gather.ctx, g_free);
+}

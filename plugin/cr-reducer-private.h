@@ -1,0 +1,130 @@
+/* cr-reducer-private.h: what cr-reducer.c and cr-batch.c share. */
+#pragma once
+
+#include "cr-reducer.h"
+#include "cr-staging.h"
+
+G_BEGIN_DECLS
+
+#define DEFAULT_CHUNK_BYTES (64u << 20)
+/* Pinned memory that pageable input is copied through, per device. */
+#define STAGING_RING_BYTES (32u << 20)
+/* Result slots are allocated this many at a time. */
+#define SLOTS_PER_SLAB 16
+/* At least the kernel's CrAccWords: the accumulator rounded up to whole,
+ * aligned words. */
+#define PARTIAL_SLOT(acc) ((acc)->size + 16)
+
+struct _CrDevice {
+  gint refcount;
+  const CrDriver *cu;
+  gint ordinal;
+  gint arch;
+  gint sm_count;
+  gchar name[256];
+  CUcontext context;
+  CUstream stream;
+  CrStaging *staging; /* created on first use */
+};
+
+/* Where one job's result lands: pinned host memory the kernel writes. */
+typedef struct {
+  guint8 *host;
+  CUdeviceptr device;
+  gsize bytes;
+} Slot;
+
+/* One segment of a batch, as kernels/reduce-batch.cu's CrSegment. */
+typedef struct {
+  guint64 data;
+  guint64 rows;
+  guint64 row_base;
+  guint32 flags;
+  guint32 result;
+} CrSegment;
+
+/* The batch kernel's parameter, as its CrBatch. */
+typedef struct {
+  guint32 n;
+  guint32 channels;
+  guint32 fold;
+  guint32 unused;
+  CrSegment segments[CR_BATCH_MAX];
+} CrBatchParams;
+
+#define CR_SEGMENT_CARRY 1u
+#define CR_SEGMENT_EMIT 2u
+
+/* Pinned, mapped memory of one batch: small input copied in, then the
+ * results. A launched batch's job holds it until freed. */
+typedef struct {
+  guint8 *host;
+  CUdeviceptr device;
+  gsize input_bytes; /* where the results start */
+  gsize result_stride; /* slot_bytes when it was made */
+} CrArena;
+
+struct _CrReducer {
+  CrDevice *device;
+  const CrProgram *program;
+  CrCompiled *compiled;
+  CUmodule module;
+  CUfunction function;
+  CUfunction batch_function;
+  CUfunction channels_function;
+  /* For 2, 4 and 8 channels whose rows pack into 16-byte loads. */
+  CUfunction vec_functions[3];
+  guint grid_max_vec[3];
+  guint grid_max;
+  guint grid_max_channels;
+  guint channels; /* results per reduction */
+  gsize slot_bytes; /* one job's results: channels Out, in whole lines */
+  CUdeviceptr partials; /* PARTIAL_SLOT bytes each */
+  CUdeviceptr tickets; /* zeroed unsigned ints: one, or one per tile */
+  CUdeviceptr state; /* channels Acc: carried between launches */
+  CUdeviceptr result; /* channels Out, for results nobody reads */
+  CUdeviceptr staging; /* padded rows are packed here */
+  gsize staging_size;
+  guint8 *host_result; /* pinned, one Out */
+
+  /* Reductions gathered for the next batch (cr-batch.c); used by one
+   * thread at a time, like submission. */
+  struct {
+    CrBatchParams params;
+    CrArena *arena;
+    gsize used; /* input bytes copied into the arena */
+    guint n_results;
+    guint64 counts[CR_BATCH_MAX];
+    guint8 *ctx; /* the context they launch with */
+  } gather;
+
+  /* Jobs are submitted from one thread and finished from another. */
+  GMutex lock;
+  GPtrArray *slabs; /* pinned blocks of SLOTS_PER_SLAB slots */
+  GPtrArray *free_slots; /* Slot */
+  GPtrArray *all_slots;
+  GPtrArray *free_events;
+  GPtrArray *all_events;
+  GPtrArray *free_arenas; /* CrArena */
+  GPtrArray *stale_arenas; /* of another channel count: freed at the end */
+};
+
+struct _CrJob {
+  gint refcount;
+  CrReducer *reducer;
+  CUevent done;
+  guint channels;
+  /* One result in a slot, or a batch's results in its arena. */
+  Slot *slot;
+  guint64 count;
+  CrArena *arena;
+  guint n_results;
+  guint64 *counts;
+};
+
+/* Takes an event for @job from the reducer's pool. */
+gboolean cr_reducer_take_event (CrReducer *r, CrJob *job, GError **error);
+/* Frees what cr-batch.c keeps in the reducer. */
+void cr_reducer_clear_batches (CrReducer *r);
+
+G_END_DECLS
