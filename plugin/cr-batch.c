@@ -5,9 +5,6 @@
 
 #include <string.h>
 
-/* Larger reductions launch alone: one block reads a segment, and over a
- * few tens of kilobytes a launch of many blocks is the faster. */
-#define GATHER_MAX_BYTES (64u << 10)
 /* Pinned memory that one batch's pageable input is copied into. */
 #define ARENA_INPUT_BYTES (1u << 20)
 
@@ -26,7 +23,7 @@ gboolean
 cr_reducer_can_gather (const CrReducer *r, const CrHostRegion *region)
 {
   const gsize bytes = region->row_bytes * region->n_rows;
-  return r->batch_function != NULL && bytes <= GATHER_MAX_BYTES
+  return r->batch_function != NULL && bytes <= CR_GATHER_MAX_BYTES
       && (region->n_rows <= 1 || region->stride == region->row_bytes)
       && r->channels <= CR_BLOCK_THREADS;
 }
@@ -172,7 +169,8 @@ cr_reducer_launch_gathered (CrReducer *r, GError **error)
   job->reducer = r;
   job->channels = r->channels;
   job->n_results = r->gather.n_results;
-  job->counts = g_memdup2 (r->gather.counts, sizeof (guint64) * MAX (job->n_results, 1));
+  job->counts =
+      g_memdup2 (r->gather.counts, sizeof (guint64) * MAX (job->n_results, 1));
   job->arena = r->gather.arena;
   params->channels = r->channels;
 
@@ -181,8 +179,8 @@ cr_reducer_launch_gathered (CrReducer *r, GError **error)
     r->gather.ctx };
   gboolean ok = cr_device_push (r->device, error);
   if (ok) {
-    CUresult res = r->device->cu->LaunchKernel (r->batch_function, params->n,
-        1, 1, CR_BLOCK_THREADS, 1, 1, 0, r->device->stream, args, NULL);
+    CUresult res = r->device->cu->LaunchKernel (r->batch_function, params->n, 1,
+        1, CR_BLOCK_THREADS, 1, 1, 0, r->device->stream, args, NULL);
     ok = res == CUDA_SUCCESS
         ? cr_reducer_take_event (r, job, error)
         : cr_cuda_fail (error, res, "Launching a batch of reductions");

@@ -123,10 +123,14 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (CrJob, cr_job_unref)
  * one to the next within a batch and across launches of either kind, so
  * gathered and submitted reductions mix in any order. */
 
-/* Whether @region may be gathered: small (up to a few tens of kilobytes),
+/* Larger reductions launch alone: one block reads a segment, and over a
+ * few tens of kilobytes a launch of many blocks is the faster. */
+#define CR_GATHER_MAX_BYTES (64u << 10)
+
+/* Whether @region may be gathered: small (CR_GATHER_MAX_BYTES at most),
  * contiguous, and of at most CR_BLOCK_THREADS channels. */
-gboolean cr_reducer_can_gather (const CrReducer *reducer,
-    const CrHostRegion *region);
+gboolean cr_reducer_can_gather (
+    const CrReducer *reducer, const CrHostRegion *region);
 /* Gathers the reduction of @region with @options (may be NULL) and context
  * @ctx for the next batch. Pageable data is copied now; data the GPU reads
  * in place (region->device) must stay valid until the batch's job is

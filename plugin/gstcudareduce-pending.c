@@ -31,11 +31,12 @@ gst_cuda_reduce_pending_free (GstCudaReducePending *p)
     CrJob *job = g_array_index (p->reductions, GstCudaReduceReduction, k).job;
     if (job == NULL)
       continue;
-    g_autofree guint8 *out = g_malloc (p->program->out.size * p->channels + 1);
-    cr_job_finish (job, out, NULL, NULL);
+    /* The GPU may still read the buffer's memory. */
+    cr_job_wait (job, NULL);
     cr_job_unref (job);
   }
   g_array_unref (p->reductions);
+  g_clear_pointer (&p->tensors, g_ptr_array_unref);
   if (p->is_frame)
     gst_video_frame_unmap (&p->frame);
   else if (p->map.memory)
@@ -164,41 +165,60 @@ tensor_buffer (const GstCudaReducePending *p, const GstCudaReduceReduction *r,
 }
 
 GstFlowReturn
-gst_cuda_reduce_pending_finish (
+gst_cuda_reduce_pending_complete (
     GstCudaReducePending *p, const GstCudaReduceOutputs *outputs)
 {
   g_autofree guint8 *result =
       g_malloc0 (MAX (p->program->out.size * p->channels, 1));
-  GstFlowReturn ret = GST_FLOW_OK;
 
-  for (guint k = 0; k < p->reductions->len && ret == GST_FLOW_OK; k++) {
+  for (guint k = 0; k < p->reductions->len; k++) {
     GstCudaReduceReduction *r =
         &g_array_index (p->reductions, GstCudaReduceReduction, k);
     g_autoptr (GError) error = NULL;
     guint64 count = 0;
-    gboolean ok = cr_job_finish (r->job, result, &count, &error);
-    cr_job_unref (g_steal_pointer (&r->job));
-    if (!ok) {
+    /* A batch that failed to launch has posted its error already. */
+    if (r->job == NULL)
+      return GST_FLOW_ERROR;
+    if (!cr_job_wait (r->job, &error)) {
       /* Refuse further buffers before anyone can see the error. */
       gst_cuda_reduce_queue_fail (outputs->queue);
       gst_cuda_reduce_post_error (outputs->element, error, NULL);
-      ret = GST_FLOW_ERROR;
-      break;
+      return GST_FLOW_ERROR;
     }
     if (!r->emit)
       continue;
+    cr_job_read (r->job, r->result, result, &count);
     /* Per channel, the count is over the reported channels (RGBx's x is
      * reduced, not reported). */
     if (p->per_channel)
       count = count / p->channels * p->components;
     if (outputs->post_messages)
       post_result (outputs->element, p, r, result, count);
-    if (outputs->tensors)
-      ret = gst_pad_push (outputs->srcpad, tensor_buffer (p, r, result));
+    if (outputs->tensors) {
+      if (p->tensors == NULL)
+        p->tensors =
+            g_ptr_array_new_with_free_func ((GDestroyNotify)gst_buffer_unref);
+      g_ptr_array_add (p->tensors, tensor_buffer (p, r, result));
+    }
   }
-  GstBuffer *out = !outputs->tensors && p->buffer && ret == GST_FLOW_OK
-      ? gst_buffer_ref (p->buffer)
-      : NULL;
+  return GST_FLOW_OK;
+}
+
+GstFlowReturn
+gst_cuda_reduce_pending_push (GstCudaReducePending *p, GstFlowReturn completed,
+    const GstCudaReduceOutputs *outputs)
+{
+  GstFlowReturn ret = completed;
+
+  if (outputs->tensors) {
+    while (p->tensors && p->tensors->len > 0 && ret == GST_FLOW_OK)
+      ret = gst_pad_push (
+          outputs->srcpad, g_ptr_array_steal_index (p->tensors, 0));
+    gst_cuda_reduce_pending_free (p);
+    return ret;
+  }
+  GstBuffer *out =
+      p->buffer && ret == GST_FLOW_OK ? gst_buffer_ref (p->buffer) : NULL;
   gst_cuda_reduce_pending_free (p);
   if (out)
     ret = gst_pad_push (outputs->srcpad, out);

@@ -12,9 +12,10 @@
 
 G_BEGIN_DECLS
 
-/* One job on (part of) the buffer, and the result it ends, if any. */
+/* One reduction of (part of) the buffer, and the result it ends, if any. */
 typedef struct {
-  CrJob *job;
+  CrJob *job; /* NULL while gathered for a batch not launched yet */
+  guint result; /* its index among the job's results */
   gboolean emit; /* posts (and in tensor mode pushes) a result */
   GstClockTime timestamp, duration, stream_time, running_time;
 } GstCudaReduceReduction;
@@ -32,6 +33,8 @@ typedef struct {
   guint components; /* of which are reported (RGBx's x is not) */
   gboolean per_channel;
   gboolean spans_buffers; /* results of an interval */
+  gboolean gathered; /* some reductions wait for a batch's launch */
+  GPtrArray *tensors; /* result buffers, once completed in tensor mode */
 } GstCudaReducePending;
 
 /* Takes @buffer (may be NULL). */
@@ -59,9 +62,14 @@ typedef struct {
   gboolean post_messages;
 } GstCudaReduceOutputs;
 
-/* Waits for @pending's results, posts them and pushes the buffer (or the
- * tensors) downstream. Takes @pending. */
-GstFlowReturn gst_cuda_reduce_pending_finish (
+/* Waits for @pending's reductions (every one launched by now) and posts
+ * their results, and in tensor mode makes their buffers. Posts the error
+ * when the GPU failed. */
+GstFlowReturn gst_cuda_reduce_pending_complete (
     GstCudaReducePending *pending, const GstCudaReduceOutputs *outputs);
+/* Pushes the completed @pending's buffer, or its tensors, downstream, and
+ * frees it. @completed: what completing it returned. */
+GstFlowReturn gst_cuda_reduce_pending_push (GstCudaReducePending *pending,
+    GstFlowReturn completed, const GstCudaReduceOutputs *outputs);
 
 G_END_DECLS

@@ -1,22 +1,30 @@
-/* gstcudareduce-queue.c: the in-flight queue and the task that empties
- * it. */
+/* gstcudareduce-queue.c: the in-flight queue, its results thread and the
+ * source pad's task. */
 #include "gstcudareduce-queue.h"
+
+#include <string.h>
 
 GST_DEBUG_CATEGORY_EXTERN (gst_cuda_reduce_debug);
 #define GST_CAT_DEFAULT gst_cuda_reduce_debug
 
+typedef struct {
+  gpointer item;
+  guint cost;
+  gboolean completed;
+  GstFlowReturn result; /* of completing it */
+} Entry;
+
 void
 gst_cuda_reduce_queue_init (GstCudaReduceQueue *q, GstPad *pad,
-    GstCudaReduceFinishFunc finish, GDestroyNotify free, gpointer user_data)
+    const GstCudaReduceQueueFuncs *funcs, gpointer user_data)
 {
+  memset (q, 0, sizeof *q);
   q->pad = pad;
-  q->finish = finish;
-  q->free = free;
+  q->funcs = *funcs;
   q->user_data = user_data;
   g_mutex_init (&q->lock);
   g_cond_init (&q->changed);
-  g_queue_init (&q->items);
-  q->in_flight = 0;
+  g_queue_init (&q->entries);
   q->depth = 1;
   q->flushing = TRUE;
   q->flow = GST_FLOW_OK;
@@ -26,18 +34,65 @@ gst_cuda_reduce_queue_init (GstCudaReduceQueue *q, GstPad *pad,
 void
 gst_cuda_reduce_queue_clear (GstCudaReduceQueue *q)
 {
-  gst_cuda_reduce_queue_drop (q);
+  gst_cuda_reduce_queue_stop (q);
   g_mutex_clear (&q->lock);
   g_cond_clear (&q->changed);
 }
 
+/* The results thread: completes entries in order, whoever pushes them. */
+static gpointer
+results_loop (gpointer data)
+{
+  GstCudaReduceQueue *q = data;
+
+  g_mutex_lock (&q->lock);
+  while (!q->quit) {
+    if (q->flushing || q->flow != GST_FLOW_OK || q->next_to_complete == NULL) {
+      g_cond_wait (&q->changed, &q->lock);
+      continue;
+    }
+    Entry *e = q->next_to_complete->data;
+    q->completing = TRUE;
+    g_mutex_unlock (&q->lock);
+
+    GstFlowReturn ret = q->funcs.complete (e->item, q->user_data);
+
+    g_mutex_lock (&q->lock);
+    q->completing = FALSE;
+    e->completed = TRUE;
+    e->result = ret;
+    if (ret != GST_FLOW_OK && q->flow == GST_FLOW_OK)
+      q->flow = ret;
+    q->next_to_complete = q->next_to_complete->next;
+    g_cond_broadcast (&q->changed);
+  }
+  g_mutex_unlock (&q->lock);
+  return NULL;
+}
+
 void
-gst_cuda_reduce_queue_set_depth (GstCudaReduceQueue *q, guint depth)
+gst_cuda_reduce_queue_start (GstCudaReduceQueue *q, guint depth)
 {
   g_mutex_lock (&q->lock);
   q->depth = depth;
   q->last_duration = GST_CLOCK_TIME_NONE;
+  q->quit = FALSE;
   g_mutex_unlock (&q->lock);
+  if (q->results_thread == NULL)
+    q->results_thread = g_thread_new ("cudareduce-results", results_loop, q);
+}
+
+void
+gst_cuda_reduce_queue_stop (GstCudaReduceQueue *q)
+{
+  g_mutex_lock (&q->lock);
+  q->quit = TRUE;
+  g_cond_broadcast (&q->changed);
+  g_mutex_unlock (&q->lock);
+  if (q->results_thread)
+    g_thread_join (q->results_thread);
+  q->results_thread = NULL;
+  gst_cuda_reduce_queue_drop (q);
 }
 
 guint
@@ -50,40 +105,45 @@ gst_cuda_reduce_queue_get_depth (GstCudaReduceQueue *q)
 }
 
 GstFlowReturn
-gst_cuda_reduce_queue_wait_for_room (GstCudaReduceQueue *q)
+gst_cuda_reduce_queue_wait_for_room (GstCudaReduceQueue *q, gboolean joins)
 {
   g_mutex_lock (&q->lock);
-  while (!q->flushing && q->flow == GST_FLOW_OK && q->in_flight >= q->depth)
+  while (!q->flushing && q->flow == GST_FLOW_OK && !joins
+      && q->in_flight >= q->depth)
     g_cond_wait (&q->changed, &q->lock);
   GstFlowReturn ret = q->flushing ? GST_FLOW_FLUSHING : q->flow;
   g_mutex_unlock (&q->lock);
   return ret;
 }
 
+/* The source pad's task: pushes the oldest entry once it is completed. */
 static void
-loop (gpointer data)
+push_loop (gpointer data)
 {
   GstCudaReduceQueue *q = data;
+  Entry *e;
 
   g_mutex_lock (&q->lock);
-  while (!q->flushing && g_queue_is_empty (&q->items))
+  while (!q->flushing
+      && ((e = g_queue_peek_head (&q->entries)) == NULL || !e->completed))
     g_cond_wait (&q->changed, &q->lock);
   if (q->flushing) {
     g_mutex_unlock (&q->lock);
     gst_pad_pause_task (q->pad);
     return;
   }
-  gpointer item = g_queue_pop_head (&q->items);
+  g_queue_pop_head (&q->entries);
   g_mutex_unlock (&q->lock);
 
-  GstFlowReturn ret = q->finish (item, q->user_data);
+  GstFlowReturn ret = q->funcs.push (e->item, e->result, q->user_data);
 
   g_mutex_lock (&q->lock);
-  q->in_flight--;
+  q->in_flight -= e->cost;
   if (ret != GST_FLOW_OK && q->flow == GST_FLOW_OK)
     q->flow = ret;
   g_cond_broadcast (&q->changed);
   g_mutex_unlock (&q->lock);
+  g_free (e);
   if (ret != GST_FLOW_OK) {
     GST_DEBUG_OBJECT (q->pad, "pausing: %s", gst_flow_get_name (ret));
     gst_pad_pause_task (q->pad);
@@ -92,23 +152,29 @@ loop (gpointer data)
 
 GstFlowReturn
 gst_cuda_reduce_queue_push (
-    GstCudaReduceQueue *q, gpointer item, GstClockTime duration)
+    GstCudaReduceQueue *q, gpointer item, guint cost, GstClockTime duration)
 {
   g_mutex_lock (&q->lock);
   if (q->flushing) {
     g_mutex_unlock (&q->lock);
-    q->free (item);
+    q->funcs.free (item);
     return GST_FLOW_FLUSHING;
   }
-  g_queue_push_tail (&q->items, item);
-  q->in_flight++;
+  Entry *e = g_new0 (Entry, 1);
+  e->item = item;
+  e->cost = cost;
+  g_queue_push_tail (&q->entries, e);
+  if (q->next_to_complete == NULL)
+    q->next_to_complete = q->entries.tail;
+  q->in_flight += cost;
   if (GST_CLOCK_TIME_IS_VALID (duration))
     q->last_duration = duration;
   g_cond_broadcast (&q->changed);
   g_mutex_unlock (&q->lock);
   /* Started on the first item and again after a flush or an error paused
    * it; starting a started task does nothing. */
-  gst_pad_start_task (q->pad, loop, q, NULL);
+  if (gst_pad_get_task_state (q->pad) != GST_TASK_STARTED)
+    gst_pad_start_task (q->pad, push_loop, q, NULL);
   return GST_FLOW_OK;
 }
 
@@ -116,7 +182,8 @@ void
 gst_cuda_reduce_queue_drain (GstCudaReduceQueue *q)
 {
   g_mutex_lock (&q->lock);
-  while (!q->flushing && q->flow == GST_FLOW_OK && q->in_flight > 0)
+  while (
+      !q->flushing && q->flow == GST_FLOW_OK && !g_queue_is_empty (&q->entries))
     g_cond_wait (&q->changed, &q->lock);
   g_mutex_unlock (&q->lock);
 }
@@ -124,12 +191,18 @@ gst_cuda_reduce_queue_drain (GstCudaReduceQueue *q)
 void
 gst_cuda_reduce_queue_drop (GstCudaReduceQueue *q)
 {
-  gpointer item;
+  Entry *e;
   g_mutex_lock (&q->lock);
-  while ((item = g_queue_pop_head (&q->items)) != NULL) {
-    q->free (item);
-    q->in_flight--;
+  /* The results thread may be completing the next entry: it is ours to
+   * free only once it is done with it. */
+  while (q->completing)
+    g_cond_wait (&q->changed, &q->lock);
+  while ((e = g_queue_pop_head (&q->entries)) != NULL) {
+    q->funcs.free (e->item);
+    q->in_flight -= e->cost;
+    g_free (e);
   }
+  q->next_to_complete = NULL;
   g_cond_broadcast (&q->changed);
   g_mutex_unlock (&q->lock);
 }
@@ -138,7 +211,8 @@ void
 gst_cuda_reduce_queue_fail (GstCudaReduceQueue *q)
 {
   g_mutex_lock (&q->lock);
-  q->flow = GST_FLOW_ERROR;
+  if (q->flow == GST_FLOW_OK)
+    q->flow = GST_FLOW_ERROR;
   g_cond_broadcast (&q->changed);
   g_mutex_unlock (&q->lock);
 }

@@ -1,60 +1,81 @@
-/* gstcudareduce-queue.h: buffers in flight, between the streaming thread
- * and the source pad's task.
+/* gstcudareduce-queue.h: buffers in flight, from the streaming thread to
+ * the GPU and on downstream.
  *
- * The streaming thread submits each buffer's reduction on the GPU and
- * pushes it here; a task on the source pad takes them out in order and
- * finishes them (waits for the GPU, posts results, pushes downstream). At
- * most `depth` are in flight: the streaming thread waits for room.
- * Serialized events drain the queue first, so nothing overtakes a buffer.
- * The queue does not know what an item is: it is given a function that
- * finishes one and one that frees one unfinished. */
+ * The streaming thread submits each buffer's reductions and pushes it
+ * here. Two threads take them out, in order:
+ *
+ *   - the results thread completes each: waits for the GPU and posts its
+ *     results, as soon as the GPU is done, whatever downstream is doing;
+ *   - the source pad's task pushes completed items downstream, where a
+ *     sink that syncs on the clock may keep it waiting.
+ *
+ * At most `depth` launches are in flight: an item costs one, or nothing
+ * when it joined another's launch (a batch); the streaming thread waits
+ * for room. Serialized events drain the queue first, so nothing overtakes
+ * a buffer. The queue does not know what an item is: it is given a
+ * function that completes one, one that pushes one, and one that frees
+ * one unfinished. */
 #pragma once
 
 #include <gst/gst.h>
 
 G_BEGIN_DECLS
 
-typedef GstFlowReturn (*GstCudaReduceFinishFunc) (
-    gpointer item, gpointer user_data);
+typedef struct {
+  /* Waits for @item's GPU work and posts its results. */
+  GstFlowReturn (*complete) (gpointer item, gpointer user_data);
+  /* Pushes a completed @item downstream, given what complete returned,
+   * and frees it. */
+  GstFlowReturn (*push) (
+      gpointer item, GstFlowReturn completed, gpointer user_data);
+  GDestroyNotify free;
+} GstCudaReduceQueueFuncs;
 
 typedef struct {
-  GstPad *pad; /* whose task finishes items */
-  GstCudaReduceFinishFunc finish; /* takes the item */
-  GDestroyNotify free;
+  GstPad *pad; /* whose task pushes */
+  GstCudaReduceQueueFuncs funcs;
   gpointer user_data;
 
   /* Everything below under lock. */
   GMutex lock;
   GCond changed;
-  GQueue items; /* oldest first */
-  guint in_flight; /* queued, or being finished by the task */
+  GQueue entries; /* oldest first */
+  GList *next_to_complete; /* the first entry not completed, or NULL */
+  gboolean completing; /* the results thread holds an entry */
+  GThread *results_thread;
+  gboolean quit;
+  guint in_flight; /* launches, counted until their first item is pushed */
   guint depth;
   gboolean flushing;
-  GstFlowReturn flow; /* the task's last push, once not OK */
+  GstFlowReturn flow; /* the first failure, once there is one */
   GstClockTime last_duration; /* of the last buffer pushed in */
 } GstCudaReduceQueue;
 
 void gst_cuda_reduce_queue_init (GstCudaReduceQueue *queue, GstPad *pad,
-    GstCudaReduceFinishFunc finish, GDestroyNotify free, gpointer user_data);
+    const GstCudaReduceQueueFuncs *funcs, gpointer user_data);
 void gst_cuda_reduce_queue_clear (GstCudaReduceQueue *queue);
 
-/* When the element starts. */
-void gst_cuda_reduce_queue_set_depth (GstCudaReduceQueue *queue, guint depth);
+/* When the element starts and stops: the results thread lives between. */
+void gst_cuda_reduce_queue_start (GstCudaReduceQueue *queue, guint depth);
+void gst_cuda_reduce_queue_stop (GstCudaReduceQueue *queue);
 guint gst_cuda_reduce_queue_get_depth (GstCudaReduceQueue *queue);
 
-/* Waits until another item may be pushed: OK, FLUSHING, or the flow that
- * stopped the task. */
-GstFlowReturn gst_cuda_reduce_queue_wait_for_room (GstCudaReduceQueue *queue);
+/* Waits until an item of cost 1 may be pushed, or at once for one that
+ * joins a launch (@joins): OK, FLUSHING, or the flow that stopped the
+ * queue. */
+GstFlowReturn gst_cuda_reduce_queue_wait_for_room (
+    GstCudaReduceQueue *queue, gboolean joins);
 
-/* Hands @item to the task (starting it if needed), or frees it when
- * flushing. @duration: of the buffer it holds, for latency; may be NONE. */
-GstFlowReturn gst_cuda_reduce_queue_push (
-    GstCudaReduceQueue *queue, gpointer item, GstClockTime duration);
+/* Hands @item on (starting the source pad's task if needed), or frees it
+ * when flushing. @cost: the launches it adds, 0 or 1. @duration: of the
+ * buffer it holds, for latency; may be NONE. */
+GstFlowReturn gst_cuda_reduce_queue_push (GstCudaReduceQueue *queue,
+    gpointer item, guint cost, GstClockTime duration);
 
-/* Until everything pushed has been finished, or cannot be. */
+/* Until everything pushed has left, or cannot. */
 void gst_cuda_reduce_queue_drain (GstCudaReduceQueue *queue);
 
-/* Frees what has not been finished. */
+/* Frees what has not left. */
 void gst_cuda_reduce_queue_drop (GstCudaReduceQueue *queue);
 
 /* Refuses further items with GST_FLOW_ERROR (before an error is posted, so

@@ -145,6 +145,15 @@ struct _GstCudaReduce {
   GstCudaReduceWindow window;
   GArray *slices; /* GstCudaReduceSlice, reused for each buffer */
 
+  /* Small buffers' reductions gathered for the next batch. The lock
+   * guards them and every submission and launch, which both the streaming
+   * thread and the results thread make. */
+  struct {
+    GMutex lock;
+    CrReducer *reducer; /* whose batch is open, or NULL */
+    GPtrArray *pendings; /* GstCudaReducePending with reductions in it */
+  } gather;
+
   /* Buffers in flight, finished by the source pad's task. */
   GstCudaReduceQueue queue;
   GstPadActivateModeFunction base_src_activate_mode;
@@ -352,6 +361,71 @@ current_monoid (GstCudaReduce *self, GError **error)
   return m;
 }
 
+/* Batches
+ *
+ * A small buffer's reductions are gathered rather than launched when the
+ * GPU is busy, and launch together: when the GPU is found idle, when the
+ * batch is full, before anything that cannot join it, and at the latest
+ * when the results thread reaches the oldest of them. A lone buffer on an
+ * idle GPU therefore launches at once, and a live stream that the GPU
+ * keeps up with is never delayed. */
+
+/* Launches the open batch and hands its job to the reductions waiting for
+ * it. Under gather.lock. Posts the error on failure. */
+static gboolean
+launch_gathered (GstCudaReduce *self)
+{
+  g_autoptr (GError) error = NULL;
+  CrReducer *reducer = g_steal_pointer (&self->gather.reducer);
+
+  if (reducer == NULL)
+    return TRUE;
+  GST_LOG_OBJECT (self, "launching a batch of %u reductions",
+      cr_reducer_n_gathered (reducer));
+  CrJob *job = cr_reducer_launch_gathered (reducer, &error);
+  for (guint k = 0; k < self->gather.pendings->len; k++) {
+    GstCudaReducePending *p = g_ptr_array_index (self->gather.pendings, k);
+    for (guint j = 0; j < p->reductions->len; j++) {
+      GstCudaReduceReduction *r =
+          &g_array_index (p->reductions, GstCudaReduceReduction, j);
+      if (r->job == NULL && job)
+        r->job = cr_job_ref (job);
+    }
+    p->gathered = FALSE;
+  }
+  g_ptr_array_set_size (self->gather.pendings, 0);
+  if (job == NULL) {
+    gst_cuda_reduce_queue_fail (&self->queue);
+    gst_cuda_reduce_post_error (self, error, NULL);
+    return FALSE;
+  }
+  cr_job_unref (job);
+  return TRUE;
+}
+
+/* Forgets the open batch (a flush, stopping, or a failed submission):
+ * its buffers are dropped with the queue, or complete with an error.
+ * Under gather.lock. */
+static void
+drop_gathered_locked (GstCudaReduce *self)
+{
+  if (self->gather.reducer)
+    cr_reducer_drop_gathered (self->gather.reducer);
+  self->gather.reducer = NULL;
+  for (guint k = 0; k < self->gather.pendings->len; k++)
+    ((GstCudaReducePending *)g_ptr_array_index (self->gather.pendings, k))
+        ->gathered = FALSE;
+  g_ptr_array_set_size (self->gather.pendings, 0);
+}
+
+static void
+drop_gathered (GstCudaReduce *self)
+{
+  g_mutex_lock (&self->gather.lock);
+  drop_gathered_locked (self);
+  g_mutex_unlock (&self->gather.lock);
+}
+
 /* Before each buffer: follow a change of the monoid's properties. */
 static gboolean
 follow_monoid (GstCudaReduce *self)
@@ -365,6 +439,11 @@ follow_monoid (GstCudaReduce *self)
   }
   if (monoid == self->programs.active_monoid)
     return TRUE;
+  g_mutex_lock (&self->gather.lock);
+  gboolean launched = launch_gathered (self);
+  g_mutex_unlock (&self->gather.lock);
+  if (!launched)
+    return FALSE;
   return gst_cuda_reduce_programs_use (&self->programs, GST_ELEMENT (self),
       monoid, self->caps.format.type,
       self->running_per_channel ? self->caps.format.channels : 0);
@@ -416,7 +495,7 @@ gst_cuda_reduce_start (GstBaseTransform *trans)
       cr_device_arch (self->device));
   gst_cuda_reduce_programs_init (&self->programs, self->device);
   self->allocator = gst_cuda_reduce_host_allocator_new (self->device);
-  gst_cuda_reduce_queue_set_depth (&self->queue, depth);
+  gst_cuda_reduce_queue_start (&self->queue, depth);
   return TRUE;
 }
 
@@ -426,7 +505,8 @@ gst_cuda_reduce_stop (GstBaseTransform *trans)
   GstCudaReduce *self = GST_CUDA_REDUCE (trans);
 
   /* The source pad's task stopped when the pad was deactivated. */
-  gst_cuda_reduce_queue_drop (&self->queue);
+  drop_gathered (self);
+  gst_cuda_reduce_queue_stop (&self->queue);
   gst_cuda_reduce_window_reset (&self->window);
   self->caps.known = FALSE;
   gst_cuda_reduce_programs_clear (&self->programs);
@@ -545,13 +625,16 @@ pending_new (GstCudaReduce *self, GstBuffer *buf)
       self->running_per_channel, self->window.length > 0);
 }
 
-/* Submits the job of @slice of @region; posts the error on failure. */
+/* Submits the reduction of @slice of @region, or gathers it for a batch
+ * (@gather). Under gather.lock. Posts the error on failure. Sets
+ * *@launches when it started a launch (or a batch). */
 static gboolean
 submit_slice (GstCudaReduce *self, GstCudaReducePending *p,
     const CrHostRegion *region, const GstCudaReduceSlice *slice,
-    const guint8 *ctx)
+    const guint8 *ctx, gboolean gather, gboolean *launches)
 {
   const GstSegment *segment = &GST_BASE_TRANSFORM (self)->segment;
+  CrReducer *reducer = self->programs.active->reducer;
   CrHostRegion part = *region;
   g_autoptr (GError) error = NULL;
 
@@ -572,9 +655,30 @@ submit_slice (GstCudaReduce *self, GstCudaReducePending *p,
     r.running_time = gst_segment_to_running_time (
         segment, GST_FORMAT_TIME, slice->timestamp);
   }
-  r.job = cr_reducer_submit (
-      self->programs.active->reducer, &part, ctx, &slice->options, &error);
-  if (r.job == NULL) {
+
+  if (!gather) {
+    r.job = cr_reducer_submit (reducer, &part, ctx, &slice->options, &error);
+    *launches = TRUE;
+  } else {
+    gboolean gathered = cr_reducer_gather (
+        reducer, &part, ctx, &slice->options, &r.result, &error);
+    /* Full, or of another context: launch it and start the next. */
+    if (!gathered && error == NULL && launch_gathered (self))
+      gathered = cr_reducer_gather (
+          reducer, &part, ctx, &slice->options, &r.result, &error);
+    if (!gathered && error == NULL)
+      return FALSE; /* the launch posted its error */
+    if (gathered) {
+      if (self->gather.reducer == NULL)
+        *launches = TRUE;
+      self->gather.reducer = reducer;
+      if (!p->gathered) {
+        p->gathered = TRUE;
+        g_ptr_array_add (self->gather.pendings, p);
+      }
+    }
+  }
+  if (error) {
     gst_cuda_reduce_post_error (self, error, NULL);
     return FALSE;
   }
@@ -582,10 +686,38 @@ submit_slice (GstCudaReduce *self, GstCudaReducePending *p,
   return TRUE;
 }
 
+/* Submits or gathers every slice of @region; under gather.lock. */
+static gboolean
+submit_slices (GstCudaReduce *self, GstCudaReducePending *p,
+    const CrHostRegion *region, const guint8 *ctx, guint *cost)
+{
+  CrReducer *reducer = self->programs.active->reducer;
+  const gboolean gather = cr_reducer_can_gather (reducer, region);
+  gboolean launches = FALSE;
+
+  /* One batch open at a time, launched before anything that cannot join
+   * it, so that launches keep the order of the stream (the state an
+   * interval carries passes through them in that order). */
+  if (self->gather.reducer && (!gather || self->gather.reducer != reducer)
+      && !launch_gathered (self))
+    return FALSE;
+  for (guint k = 0; k < self->slices->len; k++) {
+    if (!submit_slice (self, p, region,
+            &g_array_index (self->slices, GstCudaReduceSlice, k), ctx, gather,
+            &launches))
+      return FALSE;
+  }
+  if (gather && self->gather.reducer && cr_device_is_idle (self->device)
+      && !launch_gathered (self))
+    return FALSE;
+  *cost = launches ? 1 : 0;
+  return TRUE;
+}
+
 /* Maps @buf and submits its reduction; posts the error on failure. Takes
  * @buf. */
 static GstCudaReducePending *
-submit_buffer (GstCudaReduce *self, GstBuffer *buf)
+submit_buffer (GstCudaReduce *self, GstBuffer *buf, guint *cost)
 {
   const CrInputFormat *f = &self->caps.format;
   const guint8 *ctx;
@@ -628,20 +760,23 @@ submit_buffer (GstCudaReduce *self, GstBuffer *buf)
   }
   g_array_set_size (self->slices, 0);
   gst_cuda_reduce_window_cut (&self->window, &input, self->slices);
-  for (guint k = 0; k < self->slices->len; k++) {
-    if (!submit_slice (self, p, &region,
-            &g_array_index (self->slices, GstCudaReduceSlice, k), ctx)) {
-      gst_cuda_reduce_window_reset (&self->window);
-      gst_cuda_reduce_pending_free (p);
-      return NULL;
-    }
+  g_mutex_lock (&self->gather.lock);
+  gboolean ok = submit_slices (self, p, &region, ctx, cost);
+  /* Its gathered reductions read its memory: never launch them. */
+  if (!ok && p->gathered)
+    drop_gathered_locked (self);
+  g_mutex_unlock (&self->gather.lock);
+  if (!ok) {
+    gst_cuda_reduce_window_reset (&self->window);
+    gst_cuda_reduce_pending_free (p);
+    return NULL;
   }
   return p;
 }
 
 /* The interval under way, as a result of what it has (at EOS). */
 static GstCudaReducePending *
-submit_window_rest (GstCudaReduce *self)
+submit_window_rest (GstCudaReduce *self, guint *cost)
 {
   const CrInputFormat *f = &self->caps.format;
   GstCudaReduceSlice slice;
@@ -652,28 +787,80 @@ submit_window_rest (GstCudaReduce *self)
     return NULL;
   GstCudaReducePending *p = pending_new (self, NULL);
   CrHostRegion empty = { .n_rows = 1 };
-  if (!submit_slice (self, p, &empty, &slice, self->programs.context.bytes)) {
+  g_array_set_size (self->slices, 0);
+  g_array_append_val (self->slices, slice);
+  g_mutex_lock (&self->gather.lock);
+  gboolean ok =
+      submit_slices (self, p, &empty, self->programs.context.bytes, cost);
+  if (!ok && p->gathered)
+    drop_gathered_locked (self);
+  g_mutex_unlock (&self->gather.lock);
+  if (!ok) {
     gst_cuda_reduce_pending_free (p);
     return NULL;
   }
   return p;
 }
 
-/* The source pad's task: one pending buffer, finished. */
+static void
+get_outputs (GstCudaReduce *self, GstCudaReduceOutputs *outputs)
+{
+  outputs->element = GST_ELEMENT (self);
+  outputs->srcpad = GST_BASE_TRANSFORM_SRC_PAD (self);
+  outputs->queue = &self->queue;
+  GST_OBJECT_LOCK (self);
+  outputs->tensors = self->output == GST_CUDA_REDUCE_OUTPUT_TENSOR;
+  outputs->post_messages = self->post_messages;
+  GST_OBJECT_UNLOCK (self);
+}
+
+/* The results thread: one pending buffer's results, launching its batch
+ * first if nobody has. */
 static GstFlowReturn
-finish_pending (gpointer item, gpointer data)
+complete_pending (gpointer item, gpointer data)
 {
   GstCudaReduce *self = data;
-  GstCudaReduceOutputs outputs = {
-    .element = GST_ELEMENT (self),
-    .srcpad = GST_BASE_TRANSFORM_SRC_PAD (self),
-    .queue = &self->queue,
-  };
-  GST_OBJECT_LOCK (self);
-  outputs.tensors = self->output == GST_CUDA_REDUCE_OUTPUT_TENSOR;
-  outputs.post_messages = self->post_messages;
-  GST_OBJECT_UNLOCK (self);
-  return gst_cuda_reduce_pending_finish (item, &outputs);
+  GstCudaReducePending *p = item;
+  GstCudaReduceOutputs outputs;
+
+  g_mutex_lock (&self->gather.lock);
+  gboolean launched = !p->gathered || launch_gathered (self);
+  g_mutex_unlock (&self->gather.lock);
+  if (!launched)
+    return GST_FLOW_ERROR;
+  get_outputs (self, &outputs);
+  return gst_cuda_reduce_pending_complete (p, &outputs);
+}
+
+/* The source pad's task: one completed pending buffer, pushed. */
+static GstFlowReturn
+push_pending (gpointer item, GstFlowReturn completed, gpointer data)
+{
+  GstCudaReduce *self = data;
+  GstCudaReduceOutputs outputs;
+
+  get_outputs (self, &outputs);
+  return gst_cuda_reduce_pending_push (item, completed, &outputs);
+}
+
+static const GstCudaReduceQueueFuncs queue_funcs = {
+  .complete = complete_pending,
+  .push = push_pending,
+  .free = (GDestroyNotify)gst_cuda_reduce_pending_free,
+};
+
+/* Whether a buffer of @size bytes would join the open batch, costing no
+ * launch of its own. */
+static gboolean
+would_join (GstCudaReduce *self, gsize size)
+{
+  g_mutex_lock (&self->gather.lock);
+  gboolean joins = self->gather.reducer && self->programs.active
+      && self->gather.reducer == self->programs.active->reducer
+      && cr_reducer_n_gathered (self->gather.reducer) < CR_BATCH_MAX
+      && size <= CR_GATHER_MAX_BYTES;
+  g_mutex_unlock (&self->gather.lock);
+  return joins;
 }
 
 static GstFlowReturn
@@ -695,7 +882,8 @@ gst_cuda_reduce_submit_input_buffer (
     return ret;
   }
 
-  ret = gst_cuda_reduce_queue_wait_for_room (&self->queue);
+  ret = gst_cuda_reduce_queue_wait_for_room (
+      &self->queue, would_join (self, gst_buffer_get_size (buf)));
   if (ret != GST_FLOW_OK) {
     gst_buffer_unref (buf);
     return ret;
@@ -710,10 +898,11 @@ gst_cuda_reduce_submit_input_buffer (
     return GST_FLOW_NOT_NEGOTIATED;
   }
   GstClockTime duration = GST_BUFFER_DURATION (buf);
-  GstCudaReducePending *p = submit_buffer (self, buf);
+  guint cost = 1;
+  GstCudaReducePending *p = submit_buffer (self, buf, &cost);
   if (p == NULL)
     return GST_FLOW_ERROR;
-  return gst_cuda_reduce_queue_push (&self->queue, p, duration);
+  return gst_cuda_reduce_queue_push (&self->queue, p, cost, duration);
 }
 
 /* Buffers leave from the source pad's task, never from here. */
@@ -738,14 +927,16 @@ gst_cuda_reduce_sink_event (GstBaseTransform *trans, GstEvent *event)
       gst_pad_pause_task (GST_BASE_TRANSFORM_SRC_PAD (trans));
       return ret;
     case GST_EVENT_FLUSH_STOP:
+      drop_gathered (self);
       gst_cuda_reduce_queue_flush_stop (&self->queue);
       gst_cuda_reduce_window_reset (&self->window);
       break;
     case GST_EVENT_EOS: {
       /* The interval under way ends with the stream. */
-      GstCudaReducePending *p = submit_window_rest (self);
+      guint cost = 1;
+      GstCudaReducePending *p = submit_window_rest (self, &cost);
       if (p)
-        gst_cuda_reduce_queue_push (&self->queue, p, GST_CLOCK_TIME_NONE);
+        gst_cuda_reduce_queue_push (&self->queue, p, cost, GST_CLOCK_TIME_NONE);
       gst_cuda_reduce_queue_drain (&self->queue);
       break;
     }
@@ -843,6 +1034,8 @@ gst_cuda_reduce_finalize (GObject *object)
   g_clear_pointer (&self->parsed.monoid, cr_monoid_unref);
   gst_cuda_reduce_queue_clear (&self->queue);
   g_array_unref (self->slices);
+  g_ptr_array_unref (self->gather.pendings);
+  g_mutex_clear (&self->gather.lock);
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
 
@@ -860,8 +1053,9 @@ gst_cuda_reduce_init (GstCudaReduce *self)
   self->per_channel = DEFAULT_PER_CHANNEL;
   self->interval = DEFAULT_INTERVAL;
   self->slices = g_array_new (FALSE, TRUE, sizeof (GstCudaReduceSlice));
-  gst_cuda_reduce_queue_init (&self->queue, srcpad, finish_pending,
-      (GDestroyNotify)gst_cuda_reduce_pending_free, self);
+  g_mutex_init (&self->gather.lock);
+  self->gather.pendings = g_ptr_array_new ();
+  gst_cuda_reduce_queue_init (&self->queue, srcpad, &queue_funcs, self);
   gst_base_transform_set_passthrough (GST_BASE_TRANSFORM (self), TRUE);
 
   self->base_src_activate_mode = GST_PAD_ACTIVATEMODEFUNC (srcpad);
