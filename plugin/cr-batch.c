@@ -57,9 +57,9 @@ take_arena (CrReducer *r, GError **error)
 
   a = g_new0 (CrArena, 1);
   a->input_bytes = ARENA_INPUT_BYTES;
-  a->result_stride = r->slot_bytes;
+  a->result_bytes = r->program->out.size * r->channels;
   CUresult res = cu->MemHostAlloc ((void **)&a->host,
-      a->input_bytes + CR_BATCH_MAX * a->result_stride,
+      a->input_bytes + CR_BATCH_MAX * a->result_bytes,
       CU_MEMHOSTALLOC_DEVICEMAP);
   if (res == CUDA_SUCCESS)
     res = cu->MemHostGetDevicePointer (&a->device, a->host, 0);

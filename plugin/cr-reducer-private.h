@@ -61,7 +61,8 @@ typedef struct {
   guint8 *host;
   CUdeviceptr device;
   gsize input_bytes; /* where the results start */
-  gsize result_stride; /* slot_bytes when it was made */
+  gsize result_bytes; /* of one result: channels Out, as the kernel packs
+                         them (so also the channels it was made for) */
 } CrArena;
 
 struct _CrReducer {

@@ -824,7 +824,7 @@ cr_job_read (const CrJob *job, guint k, guint8 *out, guint64 *count)
     memcpy (out, job->slot->host, size);
   } else {
     const CrArena *a = job->arena;
-    memcpy (out, a->host + a->input_bytes + k * a->result_stride, size);
+    memcpy (out, a->host + a->input_bytes + k * a->result_bytes, size);
   }
   if (count)
     *count = job->counts ? job->counts[k] : job->count;
@@ -858,7 +858,7 @@ cr_job_unref (CrJob *job)
   if (job->slot && job->slot->bytes == r->slot_bytes)
     g_ptr_array_add (r->free_slots, job->slot);
   if (job->arena) {
-    if (job->arena->result_stride == r->slot_bytes)
+    if (job->arena->result_bytes == r->program->out.size * r->channels)
       g_ptr_array_add (r->free_arenas, job->arena);
     else
       g_ptr_array_add (r->stale_arenas, job->arena);

@@ -139,6 +139,7 @@ push_loop (gpointer data)
 
   g_mutex_lock (&q->lock);
   q->in_flight -= e->cost;
+  q->unfinished--;
   if (ret != GST_FLOW_OK && q->flow == GST_FLOW_OK)
     q->flow = ret;
   g_cond_broadcast (&q->changed);
@@ -164,6 +165,7 @@ gst_cuda_reduce_queue_push (
   e->item = item;
   e->cost = cost;
   g_queue_push_tail (&q->entries, e);
+  q->unfinished++;
   if (q->next_to_complete == NULL)
     q->next_to_complete = q->entries.tail;
   q->in_flight += cost;
@@ -182,8 +184,7 @@ void
 gst_cuda_reduce_queue_drain (GstCudaReduceQueue *q)
 {
   g_mutex_lock (&q->lock);
-  while (
-      !q->flushing && q->flow == GST_FLOW_OK && !g_queue_is_empty (&q->entries))
+  while (!q->flushing && q->flow == GST_FLOW_OK && q->unfinished > 0)
     g_cond_wait (&q->changed, &q->lock);
   g_mutex_unlock (&q->lock);
 }
@@ -200,6 +201,7 @@ gst_cuda_reduce_queue_drop (GstCudaReduceQueue *q)
   while ((e = g_queue_pop_head (&q->entries)) != NULL) {
     q->funcs.free (e->item);
     q->in_flight -= e->cost;
+    q->unfinished--;
     g_free (e);
   }
   q->next_to_complete = NULL;

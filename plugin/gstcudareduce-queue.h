@@ -40,6 +40,7 @@ typedef struct {
   GMutex lock;
   GCond changed;
   GQueue entries; /* oldest first */
+  guint unfinished; /* entries, and the one the task is pushing */
   GList *next_to_complete; /* the first entry not completed, or NULL */
   gboolean completing; /* the results thread holds an entry */
   GThread *results_thread;

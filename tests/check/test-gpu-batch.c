@@ -1,0 +1,405 @@
+/* test-gpu-batch.c: small reductions gathered and launched together.
+ *
+ * The engine's batches, against sums computed on the CPU from fresh random
+ * data: every size from empty to the largest gathered, unaligned starts,
+ * pageable data (copied) and pinned data (read in place), 1 to 256
+ * channels, chains that carry state from one reduction to the next and
+ * across launches of either kind, batches that fill up; and the element
+ * gathering buffers that arrive while the GPU is busy. */
+#include "cr-reducer.h"
+#include "cr-test-util.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static GRand *rand_;
+
+typedef struct {
+  CrDevice *device;
+  CrProgram *program;
+  CrReducer *reducer;
+  guint8 ctx[16];
+} Engine;
+
+/* The sum monoid on int32: an int64 accumulator, exact. */
+static void
+engine_init (Engine *e, guint channels)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (CrMonoid) monoid = cr_monoid_load ("sum", &error);
+  fail_unless (monoid != NULL, "%s", error ? error->message : "");
+  e->device = cr_device_open (-1, &error);
+  fail_unless (e->device != NULL, "%s", error ? error->message : "");
+  e->program = channels > 1 ? cr_program_new_per_channel (monoid, CR_TYPE_INT32)
+                            : cr_program_new (monoid, CR_TYPE_INT32);
+  e->reducer = cr_reducer_new (e->device, e->program, NULL, &error);
+  fail_unless (e->reducer != NULL, "%s", error ? error->message : "");
+  fail_unless (cr_reducer_set_channels (e->reducer, channels, &error));
+  memset (e->ctx, 0, sizeof e->ctx);
+}
+
+static void
+engine_clear (Engine *e)
+{
+  cr_reducer_free (e->reducer);
+  cr_program_free (e->program);
+  cr_device_unref (e->device);
+}
+
+/* One reduction's input and what it should give. */
+typedef struct {
+  guint8 *block; /* g_malloc'd, or pinned */
+  gboolean pinned;
+  CUdeviceptr device;
+  gsize offset; /* of the data in the block, in bytes */
+  gsize rows;
+  CrSubmitOptions options;
+  gint64 want[256]; /* per channel, carried state included */
+  guint64 want_count;
+  guint result;
+} Item;
+
+static void
+item_fill (Engine *e, Item *it, guint channels, gsize rows, gboolean pinned,
+    const gint64 *carried, guint64 rows_before)
+{
+  const gsize bytes = rows * channels * 4;
+  g_autoptr (GError) error = NULL;
+
+  it->rows = rows;
+  it->pinned = pinned;
+  /* Any 4-byte boundary: the kernel reads up to its first 16 bytes one by
+   * one. */
+  it->offset = 4 * g_rand_int_range (rand_, 0, 4);
+  if (pinned) {
+    it->block = cr_device_host_alloc (
+        e->device, bytes + it->offset, &it->device, &error);
+    fail_unless (it->block != NULL, "%s", error ? error->message : "");
+  } else {
+    it->block = g_malloc (bytes + it->offset + 1);
+  }
+  gint32 *data = (gint32 *)(it->block + it->offset);
+  cr_test_fill_random (rand_, CR_TYPE_INT32, data, rows * channels);
+  for (guint c = 0; c < channels; c++)
+    it->want[c] = carried ? carried[c] : 0;
+  for (gsize r = 0; r < rows; r++)
+    for (guint c = 0; c < channels; c++)
+      it->want[c] += data[r * channels + c];
+  it->want_count = (rows_before + rows) * channels;
+}
+
+static void
+item_clear (Engine *e, Item *it)
+{
+  if (it->pinned)
+    cr_device_host_free (e->device, it->block);
+  else
+    g_free (it->block);
+}
+
+static CrHostRegion
+item_region (const Item *it, guint channels)
+{
+  CrHostRegion region = {
+    .data = it->block + it->offset,
+    .row_bytes = it->rows * channels * 4,
+    .n_rows = 1,
+  };
+  region.stride = region.row_bytes;
+  if (it->pinned)
+    region.device = it->device + it->offset;
+  return region;
+}
+
+static void
+check_result (const Item *it, const guint8 *out, guint64 count, guint channels,
+    const gchar *what, guint k)
+{
+  fail_unless_equals_uint64 (count, it->want_count);
+  for (guint c = 0; c < channels; c++) {
+    gint64 got;
+    memcpy (&got, out + c * 8, 8);
+    fail_unless (got == it->want[c],
+        "%s, reduction %u, channel %u: sum %" G_GINT64_FORMAT
+        ", reference %" G_GINT64_FORMAT,
+        what, k, c, got, it->want[c]);
+  }
+}
+
+/* Random independent reductions, gathered until the batch refuses one,
+ * then launched; every result checked. */
+static void
+independent_batches (guint channels, gboolean pinned)
+{
+  g_autofree gchar *what = g_strdup_printf (
+      "%u channels, %s memory", channels, pinned ? "pinned" : "pageable");
+  enum { N = 300 };
+  const gsize max_rows = CR_GATHER_MAX_BYTES / (4 * channels);
+  Engine e;
+  Item *items = g_new0 (Item, N);
+  guint8 out[256 * 8];
+
+  engine_init (&e, channels);
+  guint k = 0;
+  while (k < N) {
+    guint first = k;
+    for (; k < N; k++) {
+      /* Empty, tiny, and up to the largest gathered. */
+      gsize rows = k % 17 == 0 ? 0
+          : k % 5 == 0         ? max_rows
+                       : (gsize)g_rand_int_range (rand_, 1, max_rows + 1);
+      item_fill (&e, &items[k], channels, rows, pinned, NULL, 0);
+      CrHostRegion region = item_region (&items[k], channels);
+      g_autoptr (GError) error = NULL;
+      fail_unless (cr_reducer_can_gather (e.reducer, &region), "%s", what);
+      if (!cr_reducer_gather (
+              e.reducer, &region, e.ctx, NULL, &items[k].result, &error)) {
+        fail_unless (error == NULL, "%s: %s", what, error->message);
+        item_clear (&e, &items[k]);
+        break;
+      }
+    }
+    fail_unless (k > first, "%s: an empty batch refused a reduction", what);
+    fail_unless (k - first <= CR_BATCH_MAX);
+    g_autoptr (GError) error = NULL;
+    g_autoptr (CrJob) job = cr_reducer_launch_gathered (e.reducer, &error);
+    fail_unless (job != NULL, "%s: %s", what, error ? error->message : "");
+    fail_unless (
+        cr_job_wait (job, &error), "%s: %s", what, error ? error->message : "");
+    fail_unless_equals_int (cr_job_n_results (job), k - first);
+    for (guint j = first; j < k; j++) {
+      guint64 count = 0;
+      fail_unless_equals_int (items[j].result, j - first);
+      cr_job_read (job, items[j].result, out, &count);
+      check_result (&items[j], out, count, channels, what, j);
+      item_clear (&e, &items[j]);
+    }
+  }
+  g_free (items);
+  engine_clear (&e);
+}
+
+GST_START_TEST (test_batch_one_channel)
+{
+  independent_batches (1, FALSE);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_batch_channels)
+{
+  static const guint counts[] = { 2, 3, 6, 7, 64, 256 };
+  for (guint k = 0; k < G_N_ELEMENTS (counts); k++)
+    independent_batches (counts[k], FALSE);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_batch_pinned_in_place)
+{
+  independent_batches (1, TRUE);
+  independent_batches (3, TRUE);
+}
+
+GST_END_TEST;
+
+/* Results that span reductions, as intervals give them: chains of random
+ * length, some reductions keeping no result, with the state passing within
+ * a batch, from a batch to a launch of its own and back. */
+static void
+chained (guint channels)
+{
+  g_autofree gchar *what = g_strdup_printf ("chains, %u channels", channels);
+  enum { N = 400 };
+  Engine e;
+  Item *items = g_new0 (Item, N);
+  CrJob **jobs = g_new0 (CrJob *, N);
+  guint8 out[256 * 8];
+  gint64 carried[256];
+  guint64 rows_before = 0;
+  gboolean open = FALSE;
+  GPtrArray *batch = g_ptr_array_new ();
+
+  engine_init (&e, channels);
+  for (guint k = 0; k < N; k++) {
+    Item *it = &items[k];
+    g_autoptr (GError) error = NULL;
+    gsize rows = g_rand_int_range (rand_, 0, 2000 / channels + 2);
+    gboolean ends = g_rand_int_range (rand_, 0, 4) == 0;
+    it->options.carry = open;
+    it->options.rows_before = open ? rows_before : 0;
+    it->options.discard_result = !ends;
+    item_fill (&e, it, channels, rows, k % 3 == 0, open ? carried : NULL,
+        it->options.rows_before);
+    CrHostRegion region = item_region (it, channels);
+    /* One in eight launches alone, the rest gather. */
+    if (k % 8 == 5) {
+      if (cr_reducer_n_gathered (e.reducer) > 0) {
+        CrJob *job = cr_reducer_launch_gathered (e.reducer, &error);
+        fail_unless (job != NULL);
+        for (guint j = 0; j < batch->len; j++)
+          jobs[GPOINTER_TO_UINT (g_ptr_array_index (batch, j))] =
+              cr_job_ref (job);
+        g_ptr_array_set_size (batch, 0);
+        cr_job_unref (job);
+      }
+      jobs[k] =
+          cr_reducer_submit (e.reducer, &region, e.ctx, &it->options, &error);
+      fail_unless (
+          jobs[k] != NULL, "%s: %s", what, error ? error->message : "");
+      it->result = 0;
+    } else {
+      gboolean ok = cr_reducer_gather (
+          e.reducer, &region, e.ctx, &it->options, &it->result, &error);
+      if (!ok) {
+        fail_unless (error == NULL);
+        CrJob *job = cr_reducer_launch_gathered (e.reducer, &error);
+        fail_unless (job != NULL);
+        for (guint j = 0; j < batch->len; j++)
+          jobs[GPOINTER_TO_UINT (g_ptr_array_index (batch, j))] =
+              cr_job_ref (job);
+        g_ptr_array_set_size (batch, 0);
+        cr_job_unref (job);
+        fail_unless (cr_reducer_gather (
+            e.reducer, &region, e.ctx, &it->options, &it->result, &error));
+      }
+      g_ptr_array_add (batch, GUINT_TO_POINTER (k));
+      if (!ends)
+        fail_unless_equals_int (it->result, G_MAXUINT);
+    }
+    memcpy (carried, it->want, sizeof carried);
+    rows_before = it->options.rows_before + rows;
+    open = !ends;
+  }
+  if (cr_reducer_n_gathered (e.reducer) > 0) {
+    g_autoptr (GError) error = NULL;
+    CrJob *job = cr_reducer_launch_gathered (e.reducer, &error);
+    fail_unless (job != NULL);
+    for (guint j = 0; j < batch->len; j++)
+      jobs[GPOINTER_TO_UINT (g_ptr_array_index (batch, j))] = cr_job_ref (job);
+    cr_job_unref (job);
+  }
+  for (guint k = 0; k < N; k++) {
+    g_autoptr (GError) error = NULL;
+    fail_unless (jobs[k] != NULL);
+    fail_unless (cr_job_wait (jobs[k], &error), "%s: %s", what,
+        error ? error->message : "");
+    if (!items[k].options.discard_result) {
+      guint64 count = 0;
+      cr_job_read (jobs[k], items[k].result, out, &count);
+      check_result (&items[k], out, count, channels, what, k);
+    }
+  }
+  for (guint k = 0; k < N; k++) {
+    cr_job_unref (jobs[k]);
+    item_clear (&e, &items[k]);
+  }
+  g_ptr_array_unref (batch);
+  g_free (jobs);
+  g_free (items);
+  engine_clear (&e);
+}
+
+GST_START_TEST (test_batch_chains)
+{
+  chained (1);
+  chained (2);
+  chained (5);
+}
+
+GST_END_TEST;
+
+/* The element: buffers pushed faster than launches complete are gathered;
+ * every result is still the buffer's own, in order. */
+static guint batched_launches;
+
+static void
+count_batches (GstDebugCategory *category, GstDebugLevel level,
+    const gchar *file, const gchar *function, gint line, GObject *object,
+    GstDebugMessage *message, gpointer data)
+{
+  guint n = 0;
+  if (sscanf (gst_debug_message_get (message),
+          "launching a batch of %u reductions", &n)
+          == 1
+      && n > 1)
+    g_atomic_int_inc (&batched_launches);
+}
+
+GST_START_TEST (test_element_gathers_small_buffers)
+{
+  enum { N = 2000 };
+  GstHarness *h = cr_test_harness (cr_test_tensor_caps (CR_TYPE_INT32, 1),
+      "monoid", "sum", "async-depth", "64", NULL);
+  gint64 *sums = g_new0 (gint64, N);
+  guint *sizes = g_new0 (guint, N);
+
+  gst_debug_set_active (TRUE);
+  gst_debug_set_threshold_for_name ("cudareduce", GST_LEVEL_LOG);
+  gst_debug_remove_log_function (gst_debug_log_default);
+  gst_debug_add_log_function (count_batches, NULL, NULL);
+  g_atomic_int_set (&batched_launches, 0);
+  for (guint k = 0; k < N; k++) {
+    sizes[k] = g_rand_int_range (rand_, 1, 4096);
+    GstBuffer *buf = gst_buffer_new_allocate (NULL, sizes[k] * 4, NULL);
+    GstMapInfo map;
+    fail_unless (gst_buffer_map (buf, &map, GST_MAP_WRITE));
+    cr_test_fill_random (rand_, CR_TYPE_INT32, map.data, sizes[k]);
+    for (guint i = 0; i < sizes[k]; i++)
+      sums[k] += cr_test_get_int64 (CR_TYPE_INT32, map.data, i);
+    gst_buffer_unmap (buf, &map);
+    GST_BUFFER_PTS (buf) = k * GST_MSECOND;
+    cr_test_push_ok (h, buf, "small buffers");
+  }
+  for (guint k = 0; k < N; k++) {
+    GstStructure *s = cr_test_pop_result (h);
+    guint64 ts = 0, count = 0;
+    gint64 sum = 0;
+    fail_unless (gst_structure_get_uint64 (s, "timestamp", &ts));
+    fail_unless_equals_uint64 (ts, k * GST_MSECOND);
+    fail_unless (gst_structure_get_int64 (s, "sum", &sum));
+    fail_unless (gst_structure_get_uint64 (s, "count", &count));
+    fail_unless_equals_uint64 (count, sizes[k]);
+    fail_unless (sum == sums[k],
+        "buffer %u: sum %" G_GINT64_FORMAT ", reference %" G_GINT64_FORMAT, k,
+        sum, sums[k]);
+    gst_structure_free (s);
+    GstBuffer *out = gst_harness_pull (h);
+    fail_unless_equals_uint64 (GST_BUFFER_PTS (out), k * GST_MSECOND);
+    gst_buffer_unref (out);
+  }
+  gst_debug_remove_log_function (count_batches);
+  /* The harness pushes from this thread far faster than one launch a
+   * buffer; if nothing was ever gathered, batching does not work. */
+  fail_unless (g_atomic_int_get (&batched_launches) > 0,
+      "no launch gathered more than one buffer");
+  g_free (sums);
+  g_free (sizes);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+static Suite *
+gpu_batch_suite (void)
+{
+  Suite *s = suite_create ("gpu-batch");
+  TCase *tc = tcase_create ("gpu");
+  tcase_set_timeout (tc, 300);
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_batch_one_channel);
+  tcase_add_test (tc, test_batch_channels);
+  tcase_add_test (tc, test_batch_pinned_in_place);
+  tcase_add_test (tc, test_batch_chains);
+  tcase_add_test (tc, test_element_gathers_small_buffers);
+  return s;
+}
+
+int
+main (int argc, char **argv)
+{
+  gst_check_init (&argc, &argv);
+  cr_test_require_gpu ();
+  rand_ = cr_test_rand ();
+  return gst_check_run_suite (gpu_batch_suite (), "gpu-batch", __FILE__);
+}
