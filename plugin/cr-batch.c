@@ -9,17 +9,6 @@
 #define ARENA_INPUT_BYTES (1u << 20)
 
 gboolean
-cr_device_is_idle (CrDevice *d)
-{
-  if (d->cu->CtxPushCurrent (d->context) != CUDA_SUCCESS)
-    return FALSE;
-  /* NOT_READY while work is queued; an error is for the job to report. */
-  CUresult res = d->cu->StreamQuery (d->stream);
-  d->cu->CtxPopCurrent (NULL);
-  return res != CUDA_ERROR_NOT_READY;
-}
-
-gboolean
 cr_reducer_can_gather (const CrReducer *r, const CrHostRegion *region)
 {
   const gsize bytes = region->row_bytes * region->n_rows;

@@ -44,7 +44,6 @@ static const CrSymbol driver_symbols[] = {
   DRV (StreamCreate, "cuStreamCreate"),
   DRV (StreamDestroy, "cuStreamDestroy_v2"),
   DRV (StreamSynchronize, "cuStreamSynchronize"),
-  DRV (StreamQuery, "cuStreamQuery"),
   DRV (MemAlloc, "cuMemAlloc_v2"),
   DRV (MemFree, "cuMemFree_v2"),
   DRV (MemAllocHost, "cuMemAllocHost_v2"),
@@ -69,6 +68,7 @@ static const CrSymbol driver_symbols[] = {
   DRV (EventDestroy, "cuEventDestroy_v2"),
   DRV (EventRecord, "cuEventRecord"),
   DRV (EventSynchronize, "cuEventSynchronize"),
+  DRV (EventQuery, "cuEventQuery"),
   /* CUDA 13 renamed it; drivers before 12.8 have only the old name. */
   DRV_OR (EventElapsedTime, "cuEventElapsedTime_v2", "cuEventElapsedTime"),
 };

@@ -71,7 +71,6 @@ typedef struct {
   CUresult (*StreamCreate) (CUstream *stream, unsigned int flags);
   CUresult (*StreamDestroy) (CUstream stream);
   CUresult (*StreamSynchronize) (CUstream stream);
-  CUresult (*StreamQuery) (CUstream stream);
   CUresult (*MemAlloc) (CUdeviceptr *ptr, size_t size);
   CUresult (*MemFree) (CUdeviceptr ptr);
   CUresult (*MemAllocHost) (void **ptr, size_t size);
@@ -107,6 +106,7 @@ typedef struct {
   CUresult (*EventDestroy) (CUevent event);
   CUresult (*EventRecord) (CUevent event, CUstream stream);
   CUresult (*EventSynchronize) (CUevent event);
+  CUresult (*EventQuery) (CUevent event);
   CUresult (*EventElapsedTime) (float *ms, CUevent start, CUevent end);
 } CrDriver;
 

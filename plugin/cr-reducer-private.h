@@ -112,6 +112,7 @@ struct _CrReducer {
 
 struct _CrJob {
   gint refcount;
+  gint finished; /* waited for successfully: later waits return at once */
   CrReducer *reducer;
   CUevent done;
   guint channels;

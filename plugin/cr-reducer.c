@@ -797,6 +797,9 @@ cr_job_wait (CrJob *job, GError **error)
 {
   CrDevice *d = job->reducer->device;
 
+  /* The buffers of a batch share its job: one wait serves them all. */
+  if (g_atomic_int_get (&job->finished))
+    return TRUE;
   if (!cr_device_push (d, error))
     return FALSE;
   CUresult res = d->cu->EventSynchronize (job->done);
@@ -805,7 +808,23 @@ cr_job_wait (CrJob *job, GError **error)
     return cr_cuda_fail (error, res,
         "The reduction on the GPU (after a fault in the monoid's code, CUDA "
         "stays unusable in this process until it restarts)");
+  g_atomic_int_set (&job->finished, 1);
   return TRUE;
+}
+
+gboolean
+cr_job_is_finished (CrJob *job)
+{
+  CrDevice *d = job->reducer->device;
+
+  if (g_atomic_int_get (&job->finished))
+    return TRUE;
+  if (d->cu->CtxPushCurrent (d->context) != CUDA_SUCCESS)
+    return FALSE;
+  /* NOT_READY while it runs; an error is for cr_job_wait to report. */
+  CUresult res = d->cu->EventQuery (job->done);
+  d->cu->CtxPopCurrent (NULL);
+  return res != CUDA_ERROR_NOT_READY;
 }
 
 guint

@@ -103,6 +103,8 @@ gboolean cr_job_finish (
     CrJob *job, guint8 *out, guint64 *count, GError **error);
 /* Waits for the job; may be called again (it returns at once). */
 gboolean cr_job_wait (CrJob *job, GError **error);
+/* Whether waiting for the job would return at once. */
+gboolean cr_job_is_finished (CrJob *job);
 /* Results: 1 for a job from cr_reducer_submit(); a batch's in the order
  * of the reductions gathered that keep theirs. */
 guint cr_job_n_results (const CrJob *job);
@@ -147,9 +149,6 @@ guint cr_reducer_n_gathered (const CrReducer *reducer);
 CrJob *cr_reducer_launch_gathered (CrReducer *reducer, GError **error);
 /* Forgets what is gathered (a flush). */
 void cr_reducer_drop_gathered (CrReducer *reducer);
-
-/* Whether the device's stream has nothing left to run. */
-gboolean cr_device_is_idle (CrDevice *device);
 
 /* Submits and finishes one job: blocks until the result is on the host. */
 gboolean cr_reducer_reduce_host (CrReducer *reducer, const CrHostRegion *region,

@@ -9,13 +9,14 @@
 
 GstCudaReducePending *
 gst_cuda_reduce_pending_new (GstBuffer *buffer, const CrProgram *program,
-    CrMonoid *monoid, guint channels, guint components, gboolean per_channel,
-    gboolean spans_buffers)
+    const GQuark *field_quarks, CrMonoid *monoid, guint channels,
+    guint components, gboolean per_channel, gboolean spans_buffers)
 {
   GstCudaReducePending *p = g_new0 (GstCudaReducePending, 1);
   p->buffer = buffer;
   p->reductions = g_array_new (FALSE, TRUE, sizeof (GstCudaReduceReduction));
   p->program = program;
+  p->field_quarks = field_quarks;
   p->monoid = cr_monoid_ref (monoid);
   p->channels = channels;
   p->components = components;
@@ -102,7 +103,7 @@ set_field (GstStructure *s, const GstCudaReducePending *p, guint f,
 
   if (!p->per_channel) {
     cr_type_to_gvalue (out->types[f], result + out->offsets[f], &value);
-    gst_structure_take_value (s, out->names[f], &value);
+    gst_structure_id_take_value (s, p->field_quarks[f], &value);
     return;
   }
   g_value_init (&value, GST_TYPE_ARRAY);
@@ -112,7 +113,31 @@ set_field (GstStructure *s, const GstCudaReducePending *p, guint f,
         out->types[f], result + c * out->size + out->offsets[f], &item);
     gst_value_array_append_and_take_value (&value, &item);
   }
-  gst_structure_take_value (s, out->names[f], &value);
+  gst_structure_id_take_value (s, p->field_quarks[f], &value);
+}
+
+/* The message's own fields, as quarks: looking names up takes a global
+ * lock, once per field of every message. */
+static struct {
+  GQuark name, timestamp, stream_time, running_time, duration, monoid, count,
+      channels;
+} q;
+
+static void
+init_quarks (void)
+{
+  static gsize done = 0;
+  if (g_once_init_enter (&done)) {
+    q.name = g_quark_from_static_string ("cudareduce");
+    q.timestamp = g_quark_from_static_string ("timestamp");
+    q.stream_time = g_quark_from_static_string ("stream-time");
+    q.running_time = g_quark_from_static_string ("running-time");
+    q.duration = g_quark_from_static_string ("duration");
+    q.monoid = g_quark_from_static_string ("monoid");
+    q.count = g_quark_from_static_string ("count");
+    q.channels = g_quark_from_static_string ("channels");
+    g_once_init_leave (&done, 1);
+  }
 }
 
 static void
@@ -120,14 +145,15 @@ post_result (GstElement *element, const GstCudaReducePending *p,
     const GstCudaReduceReduction *r, const guint8 *result, guint64 count)
 {
   const CrLayout *out = &p->program->out;
-  GstStructure *s = gst_structure_new ("cudareduce", "timestamp", G_TYPE_UINT64,
-      r->timestamp, "stream-time", G_TYPE_UINT64, r->stream_time,
-      "running-time", G_TYPE_UINT64, r->running_time, "duration", G_TYPE_UINT64,
-      r->duration, "monoid", G_TYPE_STRING, p->monoid->name, "count",
-      G_TYPE_UINT64, count, NULL);
 
+  init_quarks ();
+  GstStructure *s = gst_structure_new_id (q.name, q.timestamp, G_TYPE_UINT64,
+      r->timestamp, q.stream_time, G_TYPE_UINT64, r->stream_time,
+      q.running_time, G_TYPE_UINT64, r->running_time, q.duration, G_TYPE_UINT64,
+      r->duration, q.monoid, G_TYPE_STRING, p->monoid->name, q.count,
+      G_TYPE_UINT64, count, NULL);
   if (p->per_channel)
-    gst_structure_set (s, "channels", G_TYPE_UINT, p->components, NULL);
+    gst_structure_id_set (s, q.channels, G_TYPE_UINT, p->components, NULL);
   for (guint f = 0; f < out->n_fields; f++)
     set_field (s, p, f, result);
   gst_element_post_message (

@@ -28,6 +28,7 @@ typedef struct {
   GstMapInfo map;
   GArray *reductions; /* GstCudaReduceReduction, in submission order */
   const CrProgram *program; /* owned by the element's programs */
+  const GQuark *field_quarks; /* likewise: of program->out's fields */
   CrMonoid *monoid;
   guint channels; /* results per field the reducer gives */
   guint components; /* of which are reported (RGBx's x is not) */
@@ -39,8 +40,9 @@ typedef struct {
 
 /* Takes @buffer (may be NULL). */
 GstCudaReducePending *gst_cuda_reduce_pending_new (GstBuffer *buffer,
-    const CrProgram *program, CrMonoid *monoid, guint channels,
-    guint components, gboolean per_channel, gboolean spans_buffers);
+    const CrProgram *program, const GQuark *field_quarks, CrMonoid *monoid,
+    guint channels, guint components, gboolean per_channel,
+    gboolean spans_buffers);
 /* Waits for the GPU (a job's memory may still be read) and releases
  * everything. */
 void gst_cuda_reduce_pending_free (GstCudaReducePending *pending);

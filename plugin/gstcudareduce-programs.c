@@ -14,6 +14,7 @@ loaded_free (gpointer data)
   GstCudaReduceLoaded *loaded = data;
   cr_reducer_free (loaded->reducer);
   cr_program_free (loaded->program);
+  g_free (loaded->field_quarks);
   g_free (loaded);
 }
 
@@ -78,6 +79,10 @@ load (GstCudaReducePrograms *programs, GstElement *element, CrProgram *program)
   GstCudaReduceLoaded *loaded = g_new0 (GstCudaReduceLoaded, 1);
   loaded->program = program;
   loaded->reducer = reducer;
+  /* Quarks once, not a global lock per field of every message. */
+  loaded->field_quarks = g_new (GQuark, MAX (program->out.n_fields, 1));
+  for (guint f = 0; f < program->out.n_fields; f++)
+    loaded->field_quarks[f] = g_quark_from_string (program->out.names[f]);
   g_hash_table_insert (programs->loaded, program->source, loaded);
   return loaded;
 }

@@ -16,6 +16,7 @@ G_BEGIN_DECLS
 typedef struct {
   CrProgram *program;
   CrReducer *reducer;
+  GQuark *field_quarks; /* of the result fields, for messages */
 } GstCudaReduceLoaded;
 
 typedef struct {

@@ -23,7 +23,9 @@ gst_cuda_reduce_queue_init (GstCudaReduceQueue *q, GstPad *pad,
   q->funcs = *funcs;
   q->user_data = user_data;
   g_mutex_init (&q->lock);
-  g_cond_init (&q->changed);
+  g_cond_init (&q->work);
+  g_cond_init (&q->ready);
+  g_cond_init (&q->room);
   g_queue_init (&q->entries);
   q->depth = 1;
   q->flushing = TRUE;
@@ -36,7 +38,35 @@ gst_cuda_reduce_queue_clear (GstCudaReduceQueue *q)
 {
   gst_cuda_reduce_queue_stop (q);
   g_mutex_clear (&q->lock);
-  g_cond_clear (&q->changed);
+  g_cond_clear (&q->work);
+  g_cond_clear (&q->ready);
+  g_cond_clear (&q->room);
+}
+
+#define WAIT(q, cond) \
+  G_STMT_START \
+  { \
+    q->waiting_##cond++; \
+    g_cond_wait (&q->cond, &q->lock); \
+    q->waiting_##cond--; \
+  } \
+  G_STMT_END
+
+#define WAKE(q, cond) \
+  G_STMT_START \
+  { \
+    if (q->waiting_##cond > 0) \
+      g_cond_broadcast (&q->cond); \
+  } \
+  G_STMT_END
+
+/* After a change everyone must see: flushing, failing, quitting. */
+static void
+wake_all (GstCudaReduceQueue *q)
+{
+  g_cond_broadcast (&q->work);
+  g_cond_broadcast (&q->ready);
+  g_cond_broadcast (&q->room);
 }
 
 /* The results thread: completes entries in order, whoever pushes them. */
@@ -48,7 +78,7 @@ results_loop (gpointer data)
   g_mutex_lock (&q->lock);
   while (!q->quit) {
     if (q->flushing || q->flow != GST_FLOW_OK || q->next_to_complete == NULL) {
-      g_cond_wait (&q->changed, &q->lock);
+      WAIT (q, work);
       continue;
     }
     Entry *e = q->next_to_complete->data;
@@ -61,10 +91,13 @@ results_loop (gpointer data)
     q->completing = FALSE;
     e->completed = TRUE;
     e->result = ret;
-    if (ret != GST_FLOW_OK && q->flow == GST_FLOW_OK)
-      q->flow = ret;
     q->next_to_complete = q->next_to_complete->next;
-    g_cond_broadcast (&q->changed);
+    if (ret != GST_FLOW_OK && q->flow == GST_FLOW_OK) {
+      q->flow = ret;
+      wake_all (q);
+    }
+    WAKE (q, ready);
+    WAKE (q, room); /* a drop waits for completing to end */
   }
   g_mutex_unlock (&q->lock);
   return NULL;
@@ -87,7 +120,7 @@ gst_cuda_reduce_queue_stop (GstCudaReduceQueue *q)
 {
   g_mutex_lock (&q->lock);
   q->quit = TRUE;
-  g_cond_broadcast (&q->changed);
+  wake_all (q);
   g_mutex_unlock (&q->lock);
   if (q->results_thread)
     g_thread_join (q->results_thread);
@@ -110,7 +143,7 @@ gst_cuda_reduce_queue_wait_for_room (GstCudaReduceQueue *q, gboolean joins)
   g_mutex_lock (&q->lock);
   while (!q->flushing && q->flow == GST_FLOW_OK && !joins
       && q->in_flight >= q->depth)
-    g_cond_wait (&q->changed, &q->lock);
+    WAIT (q, room);
   GstFlowReturn ret = q->flushing ? GST_FLOW_FLUSHING : q->flow;
   g_mutex_unlock (&q->lock);
   return ret;
@@ -126,7 +159,7 @@ push_loop (gpointer data)
   g_mutex_lock (&q->lock);
   while (!q->flushing
       && ((e = g_queue_peek_head (&q->entries)) == NULL || !e->completed))
-    g_cond_wait (&q->changed, &q->lock);
+    WAIT (q, ready);
   if (q->flushing) {
     g_mutex_unlock (&q->lock);
     gst_pad_pause_task (q->pad);
@@ -140,9 +173,11 @@ push_loop (gpointer data)
   g_mutex_lock (&q->lock);
   q->in_flight -= e->cost;
   q->unfinished--;
-  if (ret != GST_FLOW_OK && q->flow == GST_FLOW_OK)
+  if (ret != GST_FLOW_OK && q->flow == GST_FLOW_OK) {
     q->flow = ret;
-  g_cond_broadcast (&q->changed);
+    wake_all (q);
+  }
+  WAKE (q, room);
   g_mutex_unlock (&q->lock);
   g_free (e);
   if (ret != GST_FLOW_OK) {
@@ -171,7 +206,7 @@ gst_cuda_reduce_queue_push (
   q->in_flight += cost;
   if (GST_CLOCK_TIME_IS_VALID (duration))
     q->last_duration = duration;
-  g_cond_broadcast (&q->changed);
+  WAKE (q, work);
   g_mutex_unlock (&q->lock);
   /* Started on the first item and again after a flush or an error paused
    * it; starting a started task does nothing. */
@@ -185,7 +220,7 @@ gst_cuda_reduce_queue_drain (GstCudaReduceQueue *q)
 {
   g_mutex_lock (&q->lock);
   while (!q->flushing && q->flow == GST_FLOW_OK && q->unfinished > 0)
-    g_cond_wait (&q->changed, &q->lock);
+    WAIT (q, room);
   g_mutex_unlock (&q->lock);
 }
 
@@ -197,7 +232,7 @@ gst_cuda_reduce_queue_drop (GstCudaReduceQueue *q)
   /* The results thread may be completing the next entry: it is ours to
    * free only once it is done with it. */
   while (q->completing)
-    g_cond_wait (&q->changed, &q->lock);
+    WAIT (q, room);
   while ((e = g_queue_pop_head (&q->entries)) != NULL) {
     q->funcs.free (e->item);
     q->in_flight -= e->cost;
@@ -205,7 +240,7 @@ gst_cuda_reduce_queue_drop (GstCudaReduceQueue *q)
     g_free (e);
   }
   q->next_to_complete = NULL;
-  g_cond_broadcast (&q->changed);
+  wake_all (q);
   g_mutex_unlock (&q->lock);
 }
 
@@ -215,7 +250,7 @@ gst_cuda_reduce_queue_fail (GstCudaReduceQueue *q)
   g_mutex_lock (&q->lock);
   if (q->flow == GST_FLOW_OK)
     q->flow = GST_FLOW_ERROR;
-  g_cond_broadcast (&q->changed);
+  wake_all (q);
   g_mutex_unlock (&q->lock);
 }
 
@@ -224,7 +259,7 @@ gst_cuda_reduce_queue_flush_start (GstCudaReduceQueue *q)
 {
   g_mutex_lock (&q->lock);
   q->flushing = TRUE;
-  g_cond_broadcast (&q->changed);
+  wake_all (q);
   g_mutex_unlock (&q->lock);
 }
 
@@ -244,7 +279,7 @@ gst_cuda_reduce_queue_activate (GstCudaReduceQueue *q, gboolean active)
   g_mutex_lock (&q->lock);
   q->flushing = !active;
   q->flow = GST_FLOW_OK;
-  g_cond_broadcast (&q->changed);
+  wake_all (q);
   g_mutex_unlock (&q->lock);
   if (!active)
     gst_pad_stop_task (q->pad);

@@ -36,9 +36,14 @@ typedef struct {
   GstCudaReduceQueueFuncs funcs;
   gpointer user_data;
 
-  /* Everything below under lock. */
+  /* Everything below under lock. Each thread waits on a condition of its
+   * own, signalled only while it waits: a wake-up costs microseconds,
+   * which at hundreds of thousands of buffers a second is the budget. */
   GMutex lock;
-  GCond changed;
+  GCond work; /* the results thread: an entry to complete */
+  GCond ready; /* the source pad's task: the head completed */
+  GCond room; /* the streaming thread: room, drained, or dropped */
+  guint waiting_work, waiting_ready, waiting_room;
   GQueue entries; /* oldest first */
   guint unfinished; /* entries, and the one the task is pushing */
   GList *next_to_complete; /* the first entry not completed, or NULL */

@@ -363,12 +363,15 @@ current_monoid (GstCudaReduce *self, GError **error)
 
 /* Batches
  *
- * A small buffer's reductions are gathered rather than launched when the
- * GPU is busy, and launch together: when the GPU is found idle, when the
- * batch is full, before anything that cannot join it, and at the latest
- * when the results thread reaches the oldest of them. A lone buffer on an
- * idle GPU therefore launches at once, and a live stream that the GPU
- * keeps up with is never delayed. */
+ * The streaming thread gathers a small buffer's reductions rather than
+ * launching them (a launch costs it more than the whole rest of the
+ * buffer's work), and the results thread launches them: when it reaches
+ * the oldest of them, or before it waits for the GPU, so that the next
+ * batch is queued behind the one running. A lone buffer on an idle GPU is
+ * therefore launched as soon as the results thread wakes, and buffers that
+ * arrive while the GPU is busy share a launch. The streaming thread
+ * launches only a batch that is full, or before a reduction that cannot
+ * join it. */
 
 /* Launches the open batch and hands its job to the reductions waiting for
  * it. Under gather.lock. Posts the error on failure. */
@@ -620,7 +623,8 @@ pending_new (GstCudaReduce *self, GstBuffer *buf)
 {
   const GstCudaReduceLoaded *active = self->programs.active;
   return gst_cuda_reduce_pending_new (buf, active->program,
-      self->programs.active_monoid, cr_reducer_channels (active->reducer),
+      active->field_quarks, self->programs.active_monoid,
+      cr_reducer_channels (active->reducer),
       self->running_per_channel ? self->caps.format.components : 1,
       self->running_per_channel, self->window.length > 0);
 }
@@ -707,9 +711,6 @@ submit_slices (GstCudaReduce *self, GstCudaReducePending *p,
             &launches))
       return FALSE;
   }
-  if (gather && self->gather.reducer && cr_device_is_idle (self->device)
-      && !launch_gathered (self))
-    return FALSE;
   *cost = launches ? 1 : 0;
   return TRUE;
 }
@@ -828,6 +829,17 @@ complete_pending (gpointer item, gpointer data)
   g_mutex_unlock (&self->gather.lock);
   if (!launched)
     return GST_FLOW_ERROR;
+  /* About to wait for the GPU: queue what has gathered meanwhile. */
+  CrJob *job = p->reductions->len > 0
+      ? g_array_index (p->reductions, GstCudaReduceReduction, 0).job
+      : NULL;
+  if (job && !cr_job_is_finished (job)) {
+    g_mutex_lock (&self->gather.lock);
+    launched = self->gather.reducer == NULL || launch_gathered (self);
+    g_mutex_unlock (&self->gather.lock);
+    if (!launched)
+      return GST_FLOW_ERROR;
+  }
   get_outputs (self, &outputs);
   return gst_cuda_reduce_pending_complete (p, &outputs);
 }

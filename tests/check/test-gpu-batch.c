@@ -142,7 +142,7 @@ independent_batches (guint channels, gboolean pinned)
   engine_init (&e, channels);
   guint k = 0;
   while (k < N) {
-    guint first = k;
+    guint start = k;
     for (; k < N; k++) {
       /* Empty, tiny, and up to the largest gathered. */
       gsize rows = k % 17 == 0 ? 0
@@ -159,17 +159,17 @@ independent_batches (guint channels, gboolean pinned)
         break;
       }
     }
-    fail_unless (k > first, "%s: an empty batch refused a reduction", what);
-    fail_unless (k - first <= CR_BATCH_MAX);
+    fail_unless (k > start, "%s: an empty batch refused a reduction", what);
+    fail_unless (k - start <= CR_BATCH_MAX);
     g_autoptr (GError) error = NULL;
     g_autoptr (CrJob) job = cr_reducer_launch_gathered (e.reducer, &error);
     fail_unless (job != NULL, "%s: %s", what, error ? error->message : "");
     fail_unless (
         cr_job_wait (job, &error), "%s: %s", what, error ? error->message : "");
-    fail_unless_equals_int (cr_job_n_results (job), k - first);
-    for (guint j = first; j < k; j++) {
+    fail_unless_equals_int (cr_job_n_results (job), k - start);
+    for (guint j = start; j < k; j++) {
       guint64 count = 0;
-      fail_unless_equals_int (items[j].result, j - first);
+      fail_unless_equals_int (items[j].result, j - start);
       cr_job_read (job, items[j].result, out, &count);
       check_result (&items[j], out, count, channels, what, j);
       item_clear (&e, &items[j]);
