@@ -28,10 +28,12 @@
  * interval of stream time, audio buffers being split where an interval ends
  * as the level element does.
  *
- * Reductions are asynchronous: up to #GstCudaReduce:async-depth buffers
- * are in flight on the GPU, and results leave in order, from a task on the
- * source pad, as the GPU finishes them. Serialized events such as EOS wait
- * for every buffer before them. The element offers upstream pinned host
+ * Reductions are asynchronous: up to #GstCudaReduce:async-depth launches
+ * are in flight on the GPU, small buffers that arrive while it is busy
+ * sharing one launch. Results are posted in order by a thread of the
+ * element's as the GPU finishes them, and buffers leave in order from a
+ * task on the source pad. Serialized events such as EOS wait for every
+ * buffer before them. The element offers upstream pinned host
  * memory that the GPU reads in place (an allocator, and a pool when the caps
  * fix the buffer size); other memory that upstream recycles is registered
  * with the driver once, and the rest is copied through pinned memory.
@@ -1158,9 +1160,10 @@ gst_cuda_reduce_class_init (GstCudaReduceClass *klass)
 
   g_object_class_install_property (gobject_class, PROP_ASYNC_DEPTH,
       g_param_spec_uint ("async-depth", "Async depth",
-          "How many buffers may be in flight on the GPU at once. Buffers "
+          "How many launches may be in flight on the GPU at once; small "
+          "buffers that arrive while the GPU is busy share one launch. Buffers "
           "leave in order as their reductions complete; the streaming thread "
-          "waits when this many are in flight. 1 reduces one buffer at a time",
+          "waits when this many launches are in flight",
           1, MAX_ASYNC_DEPTH, DEFAULT_ASYNC_DEPTH, SETUP_FLAGS));
 
   g_object_class_install_property (gobject_class, PROP_PER_CHANNEL,
