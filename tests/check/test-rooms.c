@@ -1,0 +1,483 @@
+/* test-rooms.c: the element's rooms that need no GPU, on their own: the
+ * interval window's accounting and the in-flight queue's threads. */
+#include "cr-test-util.h"
+#include "gstcudareduce-queue.h"
+#include "gstcudareduce-window.h"
+
+GST_DEBUG_CATEGORY (gst_cuda_reduce_debug);
+
+/* Window */
+
+static GArray *
+cut (GstCudaReduceWindow *w, const GstCudaReduceInput *in)
+{
+  GArray *slices = g_array_new (FALSE, TRUE, sizeof (GstCudaReduceSlice));
+  gst_cuda_reduce_window_cut (w, in, slices);
+  return slices;
+}
+
+#define SLICE(a, k) (&g_array_index ((a), GstCudaReduceSlice, (k)))
+
+/* Stereo float32 at 48 kHz, one result per row of the reducer (not per
+ * channel): a frame is 8 bytes and 2 rows. */
+static GstCudaReduceInput
+audio_input (guint64 frames, GstClockTime pts)
+{
+  GstCudaReduceInput in = {
+    .bytes = frames * 8,
+    .row_bytes = 4,
+    .frame_bytes = 8,
+    .rate = 48000,
+    .pts = pts,
+    .duration = GST_CLOCK_TIME_NONE,
+    .owner = GUINT_TO_POINTER (1),
+  };
+  return in;
+}
+
+GST_START_TEST (test_window_without_interval)
+{
+  GstCudaReduceWindow w;
+  gst_cuda_reduce_window_init (&w, 0);
+  GstCudaReduceInput in = audio_input (1000, 5 * GST_SECOND);
+  in.duration = 123;
+  GArray *s = cut (&w, &in);
+  fail_unless_equals_int (s->len, 1);
+  fail_unless (SLICE (s, 0)->whole && SLICE (s, 0)->emit);
+  fail_if (SLICE (s, 0)->options.carry || SLICE (s, 0)->options.discard_result);
+  fail_unless_equals_uint64 (SLICE (s, 0)->timestamp, 5 * GST_SECOND);
+  fail_unless_equals_uint64 (SLICE (s, 0)->duration, 123);
+  g_array_unref (s);
+}
+
+GST_END_TEST;
+
+/* 5 ms is 240 frames: a buffer of 384 frames ends one interval and starts
+ * the next, whose rest the following buffer ends. */
+GST_START_TEST (test_window_cuts_audio_where_intervals_end)
+{
+  GstCudaReduceWindow w;
+  gst_cuda_reduce_window_init (&w, 5 * GST_MSECOND);
+  GstCudaReduceInput in = audio_input (384, 0);
+  GArray *s = cut (&w, &in);
+
+  fail_unless_equals_int (s->len, 2);
+  fail_if (SLICE (s, 0)->whole);
+  fail_unless_equals_uint64 (SLICE (s, 0)->offset, 0);
+  fail_unless_equals_uint64 (SLICE (s, 0)->size, 240 * 8);
+  fail_unless (SLICE (s, 0)->emit);
+  fail_if (SLICE (s, 0)->options.carry);
+  fail_unless_equals_uint64 (SLICE (s, 0)->timestamp, 0);
+  fail_unless_equals_uint64 (SLICE (s, 0)->duration, 5 * GST_MSECOND);
+  fail_unless_equals_uint64 (SLICE (s, 1)->offset, 240 * 8);
+  fail_unless_equals_uint64 (SLICE (s, 1)->size, 144 * 8);
+  fail_if (SLICE (s, 1)->emit);
+  fail_unless (SLICE (s, 1)->options.discard_result);
+  fail_if (SLICE (s, 1)->options.carry);
+  g_array_unref (s);
+
+  in = audio_input (384, 8 * GST_MSECOND);
+  s = cut (&w, &in);
+  fail_unless_equals_int (s->len, 3);
+  /* 96 frames finish the second interval, carrying its first 144. */
+  fail_unless_equals_uint64 (SLICE (s, 0)->size, 96 * 8);
+  fail_unless (SLICE (s, 0)->options.carry && SLICE (s, 0)->emit);
+  fail_unless_equals_uint64 (SLICE (s, 0)->options.rows_before, 144 * 2);
+  fail_unless_equals_uint64 (SLICE (s, 0)->timestamp, 5 * GST_MSECOND);
+  /* 240 make the third, from its first sample's time... */
+  fail_unless_equals_uint64 (SLICE (s, 1)->offset, 96 * 8);
+  fail_unless_equals_uint64 (SLICE (s, 1)->size, 240 * 8);
+  fail_unless (SLICE (s, 1)->emit);
+  fail_if (SLICE (s, 1)->options.carry);
+  fail_unless_equals_uint64 (SLICE (s, 1)->timestamp, 10 * GST_MSECOND);
+  /* ...and the last 48 open the fourth. */
+  fail_unless_equals_uint64 (SLICE (s, 2)->offset, 336 * 8);
+  fail_if (SLICE (s, 2)->emit);
+  fail_unless_equals_uint64 (w.start, 15 * GST_MSECOND);
+  g_array_unref (s);
+
+  /* The rest, at EOS: a result of the 48 frames it has. */
+  GstCudaReduceSlice rest;
+  fail_unless (
+      gst_cuda_reduce_window_close (&w, GUINT_TO_POINTER (1), 48000, &rest));
+  fail_unless (rest.emit && rest.options.carry);
+  fail_unless_equals_uint64 (rest.options.rows_before, 48 * 2);
+  fail_unless_equals_uint64 (rest.timestamp, 15 * GST_MSECOND);
+  fail_unless_equals_uint64 (rest.duration, GST_MSECOND);
+  fail_if (
+      gst_cuda_reduce_window_close (&w, GUINT_TO_POINTER (1), 48000, &rest));
+}
+
+GST_END_TEST;
+
+/* A buffer spanning several intervals gives a slice per interval. */
+GST_START_TEST (test_window_many_intervals_in_one_buffer)
+{
+  GstCudaReduceWindow w;
+  gst_cuda_reduce_window_init (&w, GST_MSECOND);
+  GstCudaReduceInput in = audio_input (48 * 10 + 7, 0);
+  GArray *s = cut (&w, &in);
+
+  fail_unless_equals_int (s->len, 11);
+  for (guint k = 0; k < 10; k++) {
+    fail_unless (SLICE (s, k)->emit);
+    fail_unless_equals_uint64 (SLICE (s, k)->timestamp, k * GST_MSECOND);
+    fail_unless_equals_uint64 (SLICE (s, k)->size, 48 * 8);
+  }
+  fail_unless_equals_uint64 (SLICE (s, 10)->size, 7 * 8);
+  fail_if (SLICE (s, 10)->emit);
+  g_array_unref (s);
+}
+
+GST_END_TEST;
+
+/* Video frames count whole: three frames at 30/1 (33333333 ns each) make a
+ * 100 ms interval, thanks to half a frame of slack. */
+GST_START_TEST (test_window_whole_buffers_by_duration)
+{
+  GstCudaReduceWindow w;
+  gst_cuda_reduce_window_init (&w, 100 * GST_MSECOND);
+  GstCudaReduceInput in = {
+    .bytes = 1000,
+    .row_bytes = 1,
+    .duration = 33333333,
+    .owner = GUINT_TO_POINTER (1),
+  };
+
+  for (guint k = 0; k < 6; k++) {
+    in.pts = k * 33333333;
+    GArray *s = cut (&w, &in);
+    fail_unless_equals_int (s->len, 1);
+    fail_unless (SLICE (s, 0)->whole);
+    fail_unless_equals_int (SLICE (s, 0)->emit, k % 3 == 2);
+    fail_unless_equals_int (SLICE (s, 0)->options.carry, k % 3 != 0);
+    fail_unless_equals_uint64 (
+        SLICE (s, 0)->options.rows_before, (k % 3) * 1000);
+    if (k % 3 == 2) {
+      fail_unless_equals_uint64 (SLICE (s, 0)->timestamp, (k - 2) * 33333333);
+      fail_unless_equals_uint64 (SLICE (s, 0)->duration, 99999999);
+    }
+    g_array_unref (s);
+  }
+  /* Without a duration, every buffer closes its interval. */
+  in.duration = GST_CLOCK_TIME_NONE;
+  GArray *s = cut (&w, &in);
+  fail_unless (SLICE (s, 0)->emit);
+  fail_unless_equals_uint64 (SLICE (s, 0)->duration, GST_CLOCK_TIME_NONE);
+  g_array_unref (s);
+}
+
+GST_END_TEST;
+
+/* DISCONT, another program and a reset each start a new interval. */
+GST_START_TEST (test_window_restarts)
+{
+  GstCudaReduceWindow w;
+  gst_cuda_reduce_window_init (&w, 5 * GST_MSECOND);
+  GstCudaReduceInput in = audio_input (100, 0);
+  GArray *s;
+
+  g_array_unref (cut (&w, &in));
+  in.discont = TRUE;
+  s = cut (&w, &in);
+  fail_if (SLICE (s, 0)->options.carry);
+  g_array_unref (s);
+  in.discont = FALSE;
+  in.owner = GUINT_TO_POINTER (2);
+  s = cut (&w, &in);
+  fail_if (SLICE (s, 0)->options.carry);
+  g_array_unref (s);
+  GstCudaReduceSlice rest;
+  fail_if (
+      gst_cuda_reduce_window_close (&w, GUINT_TO_POINTER (1), 48000, &rest));
+  gst_cuda_reduce_window_reset (&w);
+  fail_if (
+      gst_cuda_reduce_window_close (&w, GUINT_TO_POINTER (2), 48000, &rest));
+}
+
+GST_END_TEST;
+
+/* Queue: items are numbers; completing and pushing record their order,
+ * and completing can be held at a gate. */
+
+typedef struct {
+  GMutex lock;
+  GCond cond;
+  gboolean gate_open;
+  GArray *completed, *pushed, *freed;
+  guint fail_at; /* complete returns ERROR for this item (0: none) */
+} Fake;
+
+static GstFlowReturn
+fake_complete (gpointer item, gpointer data)
+{
+  Fake *f = data;
+  guint n = GPOINTER_TO_UINT (item);
+  g_mutex_lock (&f->lock);
+  while (!f->gate_open)
+    g_cond_wait (&f->cond, &f->lock);
+  g_array_append_val (f->completed, n);
+  g_mutex_unlock (&f->lock);
+  return n == f->fail_at ? GST_FLOW_ERROR : GST_FLOW_OK;
+}
+
+static GstFlowReturn
+fake_push (gpointer item, GstFlowReturn completed, gpointer data)
+{
+  Fake *f = data;
+  guint n = GPOINTER_TO_UINT (item);
+  g_mutex_lock (&f->lock);
+  g_array_append_val (f->pushed, n);
+  g_mutex_unlock (&f->lock);
+  return completed;
+}
+
+static Fake *fake_for_free;
+
+static void
+fake_free (gpointer item)
+{
+  guint n = GPOINTER_TO_UINT (item);
+  g_mutex_lock (&fake_for_free->lock);
+  g_array_append_val (fake_for_free->freed, n);
+  g_mutex_unlock (&fake_for_free->lock);
+}
+
+static const GstCudaReduceQueueFuncs fake_funcs = {
+  .complete = fake_complete,
+  .push = fake_push,
+  .free = fake_free,
+};
+
+static void
+fake_init (Fake *f)
+{
+  g_mutex_init (&f->lock);
+  g_cond_init (&f->cond);
+  f->gate_open = TRUE;
+  f->fail_at = 0;
+  f->completed = g_array_new (FALSE, FALSE, sizeof (guint));
+  f->pushed = g_array_new (FALSE, FALSE, sizeof (guint));
+  f->freed = g_array_new (FALSE, FALSE, sizeof (guint));
+  fake_for_free = f;
+}
+
+static void
+fake_gate (Fake *f, gboolean open)
+{
+  g_mutex_lock (&f->lock);
+  f->gate_open = open;
+  g_cond_broadcast (&f->cond);
+  g_mutex_unlock (&f->lock);
+}
+
+static guint
+fake_count (Fake *f, GArray *a)
+{
+  g_mutex_lock (&f->lock);
+  guint n = a->len;
+  g_mutex_unlock (&f->lock);
+  return n;
+}
+
+static void
+fake_clear (Fake *f)
+{
+  g_array_unref (f->completed);
+  g_array_unref (f->pushed);
+  g_array_unref (f->freed);
+  g_mutex_clear (&f->lock);
+  g_cond_clear (&f->cond);
+}
+
+static GstPad *
+task_pad (void)
+{
+  GstPad *pad = gst_pad_new ("src", GST_PAD_SRC);
+  gst_object_ref_sink (pad);
+  return pad;
+}
+
+static void
+queue_start (GstCudaReduceQueue *q, GstPad *pad, Fake *f, guint depth)
+{
+  gst_cuda_reduce_queue_init (q, pad, &fake_funcs, f);
+  gst_cuda_reduce_queue_start (q, depth);
+  gst_cuda_reduce_queue_activate (q, TRUE);
+}
+
+static void
+queue_finish (GstCudaReduceQueue *q, GstPad *pad)
+{
+  gst_cuda_reduce_queue_activate (q, FALSE);
+  gst_cuda_reduce_queue_clear (q);
+  gst_object_unref (pad);
+}
+
+GST_START_TEST (test_queue_in_order)
+{
+  enum { N = 5000 };
+  GstCudaReduceQueue q;
+  GstPad *pad = task_pad ();
+  Fake f;
+
+  fake_init (&f);
+  queue_start (&q, pad, &f, 8);
+  for (guint k = 1; k <= N; k++) {
+    /* Some join another's launch and cost nothing. */
+    guint cost = k % 3 != 0;
+    fail_unless_equals_int (
+        gst_cuda_reduce_queue_wait_for_room (&q, cost == 0), GST_FLOW_OK);
+    fail_unless_equals_int (
+        gst_cuda_reduce_queue_push (&q, GUINT_TO_POINTER (k), cost, 10),
+        GST_FLOW_OK);
+  }
+  gst_cuda_reduce_queue_drain (&q);
+  /* Drained means pushed, not just taken out. */
+  fail_unless_equals_int (f.pushed->len, N);
+  fail_unless_equals_int (f.completed->len, N);
+  for (guint k = 0; k < N; k++) {
+    fail_unless_equals_int (g_array_index (f.completed, guint, k), k + 1);
+    fail_unless_equals_int (g_array_index (f.pushed, guint, k), k + 1);
+  }
+  fail_unless_equals_int (q.in_flight, 0);
+  fail_unless_equals_uint64 (gst_cuda_reduce_queue_held (&q), 80);
+  queue_finish (&q, pad);
+  fail_unless_equals_int (f.freed->len, 0);
+  fake_clear (&f);
+}
+
+GST_END_TEST;
+
+typedef struct {
+  GstCudaReduceQueue *q;
+  gboolean joins;
+  gint done;
+  GstFlowReturn ret;
+} Waiter;
+
+static gpointer
+wait_thread (gpointer data)
+{
+  Waiter *w = data;
+  w->ret = gst_cuda_reduce_queue_wait_for_room (w->q, w->joins);
+  g_atomic_int_set (&w->done, 1);
+  return NULL;
+}
+
+/* With depth launches in flight the streaming thread waits, unless the
+ * buffer joins a launch; it goes on once one is pushed. */
+GST_START_TEST (test_queue_depth_counts_launches)
+{
+  GstCudaReduceQueue q;
+  GstPad *pad = task_pad ();
+  Fake f;
+
+  fake_init (&f);
+  queue_start (&q, pad, &f, 2);
+  fake_gate (&f, FALSE);
+  gst_cuda_reduce_queue_push (&q, GUINT_TO_POINTER (1), 1, 10);
+  gst_cuda_reduce_queue_push (&q, GUINT_TO_POINTER (2), 0, 10);
+  gst_cuda_reduce_queue_push (&q, GUINT_TO_POINTER (3), 1, 10);
+
+  Waiter joining = { &q, TRUE, 0, GST_FLOW_CUSTOM_ERROR };
+  g_thread_join (g_thread_new ("joining", wait_thread, &joining));
+  fail_unless_equals_int (joining.ret, GST_FLOW_OK);
+
+  Waiter alone = { &q, FALSE, 0, GST_FLOW_CUSTOM_ERROR };
+  GThread *t = g_thread_new ("alone", wait_thread, &alone);
+  g_usleep (50000);
+  fail_if (g_atomic_int_get (&alone.done), "did not wait for room");
+  fake_gate (&f, TRUE);
+  g_thread_join (t);
+  fail_unless_equals_int (alone.ret, GST_FLOW_OK);
+  gst_cuda_reduce_queue_drain (&q);
+  fail_unless_equals_int (f.pushed->len, 3);
+  queue_finish (&q, pad);
+  fake_clear (&f);
+}
+
+GST_END_TEST;
+
+/* A flush frees what has not left, and the queue takes items again. */
+GST_START_TEST (test_queue_flush_drops)
+{
+  GstCudaReduceQueue q;
+  GstPad *pad = task_pad ();
+  Fake f;
+
+  fake_init (&f);
+  queue_start (&q, pad, &f, 64);
+  fake_gate (&f, FALSE);
+  for (guint k = 1; k <= 10; k++)
+    gst_cuda_reduce_queue_push (&q, GUINT_TO_POINTER (k), 1, 10);
+  gst_cuda_reduce_queue_flush_start (&q);
+  fail_unless_equals_int (
+      gst_cuda_reduce_queue_wait_for_room (&q, FALSE), GST_FLOW_FLUSHING);
+  gst_pad_pause_task (pad);
+  fake_gate (&f, TRUE);
+  gst_cuda_reduce_queue_flush_stop (&q);
+  /* The one being completed when the flush came may have been pushed;
+   * everything else was freed, nothing twice. */
+  fail_unless_equals_int (f.freed->len + f.pushed->len, 10);
+  fail_unless_equals_int (q.in_flight, 0);
+
+  gst_cuda_reduce_queue_push (&q, GUINT_TO_POINTER (11), 1, 10);
+  gst_cuda_reduce_queue_drain (&q);
+  fail_unless_equals_int (
+      g_array_index (f.pushed, guint, f.pushed->len - 1), 11);
+  queue_finish (&q, pad);
+  fake_clear (&f);
+}
+
+GST_END_TEST;
+
+/* A failure to complete stops the queue: what came before it is pushed,
+ * the streaming thread is refused, and nothing after it is completed. */
+GST_START_TEST (test_queue_stops_at_a_failure)
+{
+  GstCudaReduceQueue q;
+  GstPad *pad = task_pad ();
+  Fake f;
+
+  fake_init (&f);
+  f.fail_at = 4;
+  queue_start (&q, pad, &f, 64);
+  fake_gate (&f, FALSE);
+  for (guint k = 1; k <= 8; k++)
+    gst_cuda_reduce_queue_push (&q, GUINT_TO_POINTER (k), 1, 10);
+  fake_gate (&f, TRUE);
+  gst_cuda_reduce_queue_drain (&q);
+  fail_unless_equals_int (
+      gst_cuda_reduce_queue_wait_for_room (&q, FALSE), GST_FLOW_ERROR);
+  fail_unless_equals_int (fake_count (&f, f.completed), 4);
+  /* 1 to 3 pushed; 4 handed to push with its error. */
+  for (guint n = 0; n < 100 && fake_count (&f, f.pushed) < 4; n++)
+    g_usleep (1000);
+  fail_unless_equals_int (fake_count (&f, f.pushed), 4);
+  queue_finish (&q, pad);
+  fail_unless_equals_int (f.freed->len, 4);
+  fake_clear (&f);
+}
+
+GST_END_TEST;
+
+static Suite *
+rooms_suite (void)
+{
+  Suite *s = suite_create ("rooms");
+  TCase *tc = tcase_create ("rooms");
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_window_without_interval);
+  tcase_add_test (tc, test_window_cuts_audio_where_intervals_end);
+  tcase_add_test (tc, test_window_many_intervals_in_one_buffer);
+  tcase_add_test (tc, test_window_whole_buffers_by_duration);
+  tcase_add_test (tc, test_window_restarts);
+  tcase_add_test (tc, test_queue_in_order);
+  tcase_add_test (tc, test_queue_depth_counts_launches);
+  tcase_add_test (tc, test_queue_flush_drops);
+  tcase_add_test (tc, test_queue_stops_at_a_failure);
+  return s;
+}
+
+GST_CHECK_MAIN (rooms);
