@@ -47,6 +47,7 @@ gst_cuda_reduce_queue_clear (GstCudaReduceQueue *q)
   G_STMT_START \
   { \
     q->waiting_##cond++; \
+    q->waits_##cond++; \
     g_cond_wait (&q->cond, &q->lock); \
     q->waiting_##cond--; \
   } \
@@ -125,6 +126,11 @@ gst_cuda_reduce_queue_stop (GstCudaReduceQueue *q)
   if (q->results_thread)
     g_thread_join (q->results_thread);
   q->results_thread = NULL;
+  GST_DEBUG_OBJECT (q->pad,
+      "waits: %" G_GUINT64_FORMAT " for work, %" G_GUINT64_FORMAT
+      " for a completed head, %" G_GUINT64_FORMAT " for room",
+      q->waits_work, q->waits_ready, q->waits_room);
+  q->waits_work = q->waits_ready = q->waits_room = 0;
   gst_cuda_reduce_queue_drop (q);
 }
 

@@ -44,6 +44,7 @@ typedef struct {
   GCond ready; /* the source pad's task: the head completed */
   GCond room; /* the streaming thread: room, drained, or dropped */
   guint waiting_work, waiting_ready, waiting_room;
+  guint64 waits_work, waits_ready, waits_room; /* for the debug log */
   GQueue entries; /* oldest first */
   guint unfinished; /* entries, and the one the task is pushing */
   GList *next_to_complete; /* the first entry not completed, or NULL */
