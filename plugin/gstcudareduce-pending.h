@@ -34,7 +34,10 @@ typedef struct {
   guint components; /* of which are reported (RGBx's x is not) */
   gboolean per_channel;
   gboolean spans_buffers; /* results of an interval */
-  gboolean gathered; /* some reductions wait for a batch's launch */
+  /* Some reductions wait for a batch's launch. Set under the element's
+   * gather lock, read without it (atomically) by the results thread:
+   * cleared only after every job is set. */
+  gint gathered;
   GPtrArray *tensors; /* result buffers, once completed in tensor mode */
 } GstCudaReducePending;
 

@@ -70,11 +70,35 @@ wake_all (GstCudaReduceQueue *q)
   g_cond_broadcast (&q->room);
 }
 
-/* The results thread: completes entries in order, whoever pushes them. */
+/* The most entries the results thread takes at once: a batch's worth. */
+#define RUN_MAX 64
+
+/* Marks @n entries of a run completed (their results set) and wakes the
+ * task. Under lock. Whether the run may go on. */
+static gboolean
+publish_locked (GstCudaReduceQueue *q, Entry **run, guint n)
+{
+  for (guint k = 0; k < n; k++) {
+    run[k]->completed = TRUE;
+    q->next_to_complete = q->next_to_complete->next;
+    if (run[k]->result != GST_FLOW_OK && q->flow == GST_FLOW_OK) {
+      q->flow = run[k]->result;
+      wake_all (q);
+    }
+  }
+  if (n > 0)
+    WAKE (q, ready);
+  return !q->quit && !q->flushing && q->flow == GST_FLOW_OK;
+}
+
+/* The results thread: completes entries in order, whoever pushes them.
+ * Each run is the entries pushed so far; what completes without waiting
+ * for the GPU is handed to the task together. */
 static gpointer
 results_loop (gpointer data)
 {
   GstCudaReduceQueue *q = data;
+  Entry *run[RUN_MAX];
 
   g_mutex_lock (&q->lock);
   while (!q->quit) {
@@ -82,22 +106,33 @@ results_loop (gpointer data)
       WAIT (q, work);
       continue;
     }
-    Entry *e = q->next_to_complete->data;
+    guint n = 0;
+    for (GList *l = q->next_to_complete; l && n < RUN_MAX; l = l->next)
+      run[n++] = l->data;
     q->completing = TRUE;
     g_mutex_unlock (&q->lock);
 
-    GstFlowReturn ret = q->funcs.complete (e->item, q->user_data);
+    /* The entries of the run are ours until published: the task pushes
+     * only completed ones, and a drop waits for completing to end. */
+    guint done = 0, k = 0;
+    gboolean go_on = TRUE;
+    while (go_on && k < n) {
+      Entry *e = run[k];
+      e->result = q->funcs.complete (e->item, k == done, q->user_data);
+      if (e->result == GST_CUDA_REDUCE_QUEUE_WOULD_WAIT) {
+        g_mutex_lock (&q->lock);
+        go_on = publish_locked (q, run + done, k - done);
+        g_mutex_unlock (&q->lock);
+        done = k;
+        continue;
+      }
+      k++;
+      go_on = e->result == GST_FLOW_OK;
+    }
 
     g_mutex_lock (&q->lock);
+    publish_locked (q, run + done, k - done);
     q->completing = FALSE;
-    e->completed = TRUE;
-    e->result = ret;
-    q->next_to_complete = q->next_to_complete->next;
-    if (ret != GST_FLOW_OK && q->flow == GST_FLOW_OK) {
-      q->flow = ret;
-      wake_all (q);
-    }
-    WAKE (q, ready);
     WAKE (q, room); /* a drop waits for completing to end */
   }
   g_mutex_unlock (&q->lock);
@@ -155,11 +190,13 @@ gst_cuda_reduce_queue_wait_for_room (GstCudaReduceQueue *q, gboolean joins)
   return ret;
 }
 
-/* The source pad's task: pushes the oldest entry once it is completed. */
+/* The source pad's task: pushes the completed entries at the head, taken
+ * together. */
 static void
 push_loop (gpointer data)
 {
   GstCudaReduceQueue *q = data;
+  GQueue run = G_QUEUE_INIT;
   Entry *e;
 
   g_mutex_lock (&q->lock);
@@ -171,21 +208,32 @@ push_loop (gpointer data)
     gst_pad_pause_task (q->pad);
     return;
   }
-  g_queue_pop_head (&q->entries);
+  while ((e = g_queue_peek_head (&q->entries)) != NULL && e->completed)
+    g_queue_push_tail (&run, g_queue_pop_head (&q->entries));
   g_mutex_unlock (&q->lock);
 
-  GstFlowReturn ret = q->funcs.push (e->item, e->result, q->user_data);
+  GstFlowReturn ret = GST_FLOW_OK;
+  guint cost = 0, n = 0;
+  while ((e = g_queue_pop_head (&run)) != NULL) {
+    /* After a failure the rest are freed, not pushed. */
+    GstFlowReturn pushed = q->funcs.push (
+        e->item, ret == GST_FLOW_OK ? e->result : ret, q->user_data);
+    if (ret == GST_FLOW_OK)
+      ret = pushed;
+    cost += e->cost;
+    n++;
+    g_free (e);
+  }
 
   g_mutex_lock (&q->lock);
-  q->in_flight -= e->cost;
-  q->unfinished--;
+  q->in_flight -= cost;
+  q->unfinished -= n;
   if (ret != GST_FLOW_OK && q->flow == GST_FLOW_OK) {
     q->flow = ret;
     wake_all (q);
   }
   WAKE (q, room);
   g_mutex_unlock (&q->lock);
-  g_free (e);
   if (ret != GST_FLOW_OK) {
     GST_DEBUG_OBJECT (q->pad, "pausing: %s", gst_flow_get_name (ret));
     gst_pad_pause_task (q->pad);

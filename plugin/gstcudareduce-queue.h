@@ -9,6 +9,10 @@
  *   - the source pad's task pushes completed items downstream, where a
  *     sink that syncs on the clock may keep it waiting.
  *
+ * Both threads take items in runs, with one lock and one wake-up a run
+ * rather than an item: at hundreds of thousands of buffers a second,
+ * handing items over one by one costs more than the rest of their work.
+ *
  * At most `depth` launches are in flight: an item costs one, or nothing
  * when it joined another's launch (a batch); the streaming thread waits
  * for room. Serialized events drain the queue first, so nothing overtakes
@@ -21,9 +25,17 @@
 
 G_BEGIN_DECLS
 
+/* What complete returns, without side effects, when it would have to wait
+ * for the GPU and may not. */
+#define GST_CUDA_REDUCE_QUEUE_WOULD_WAIT GST_FLOW_CUSTOM_SUCCESS
+
 typedef struct {
-  /* Waits for @item's GPU work and posts its results. */
-  GstFlowReturn (*complete) (gpointer item, gpointer user_data);
+  /* Waits for @item's GPU work (if @may_wait; else returns WOULD_WAIT
+   * rather than wait) and posts its results. The items completed before
+   * one that would wait are handed on first, so that none waits for a
+   * later item's GPU work. */
+  GstFlowReturn (*complete) (
+      gpointer item, gboolean may_wait, gpointer user_data);
   /* Pushes a completed @item downstream, given what complete returned,
    * and frees it. */
   GstFlowReturn (*push) (
@@ -46,9 +58,9 @@ typedef struct {
   guint waiting_work, waiting_ready, waiting_room;
   guint64 waits_work, waits_ready, waits_room; /* for the debug log */
   GQueue entries; /* oldest first */
-  guint unfinished; /* entries, and the one the task is pushing */
+  guint unfinished; /* entries, and those the task is pushing */
   GList *next_to_complete; /* the first entry not completed, or NULL */
-  gboolean completing; /* the results thread holds an entry */
+  gboolean completing; /* the results thread holds a run of entries */
   GThread *results_thread;
   gboolean quit;
   guint in_flight; /* launches, counted until their first item is pushed */

@@ -396,7 +396,7 @@ launch_gathered (GstCudaReduce *self)
       if (r->job == NULL && job)
         r->job = cr_job_ref (job);
     }
-    p->gathered = FALSE;
+    g_atomic_int_set (&p->gathered, FALSE);
   }
   g_ptr_array_set_size (self->gather.pendings, 0);
   if (job == NULL) {
@@ -418,8 +418,10 @@ drop_gathered_locked (GstCudaReduce *self)
     cr_reducer_drop_gathered (self->gather.reducer);
   self->gather.reducer = NULL;
   for (guint k = 0; k < self->gather.pendings->len; k++)
-    ((GstCudaReducePending *)g_ptr_array_index (self->gather.pendings, k))
-        ->gathered = FALSE;
+    g_atomic_int_set (
+        &((GstCudaReducePending *)g_ptr_array_index (self->gather.pendings, k))
+             ->gathered,
+        FALSE);
   g_ptr_array_set_size (self->gather.pendings, 0);
 }
 
@@ -679,7 +681,7 @@ submit_slice (GstCudaReduce *self, GstCudaReducePending *p,
         *launches = TRUE;
       self->gather.reducer = reducer;
       if (!p->gathered) {
-        p->gathered = TRUE;
+        g_atomic_int_set (&p->gathered, TRUE);
         g_ptr_array_add (self->gather.pendings, p);
       }
     }
@@ -818,29 +820,30 @@ get_outputs (GstCudaReduce *self, GstCudaReduceOutputs *outputs)
 }
 
 /* The results thread: one pending buffer's results, launching its batch
- * first if nobody has. */
+ * first if nobody has. The results thread reaches a batch not launched yet
+ * only once everything before it has completed: the GPU is idle, and the
+ * batch holds what arrived meanwhile. Launching it any earlier would make
+ * small batches, and their launches cost the CPU more than the GPU saves. */
 static GstFlowReturn
-complete_pending (gpointer item, gpointer data)
+complete_pending (gpointer item, gboolean may_wait, gpointer data)
 {
   GstCudaReduce *self = data;
   GstCudaReducePending *p = item;
   GstCudaReduceOutputs outputs;
 
-  g_mutex_lock (&self->gather.lock);
-  gboolean launched = !p->gathered || launch_gathered (self);
-  g_mutex_unlock (&self->gather.lock);
-  if (!launched)
-    return GST_FLOW_ERROR;
-  /* About to wait for the GPU: queue what has gathered meanwhile. */
-  CrJob *job = p->reductions->len > 0
-      ? g_array_index (p->reductions, GstCudaReduceReduction, 0).job
-      : NULL;
-  if (job && !cr_job_is_finished (job)) {
+  if (g_atomic_int_get (&p->gathered)) {
+    if (!may_wait)
+      return GST_CUDA_REDUCE_QUEUE_WOULD_WAIT;
     g_mutex_lock (&self->gather.lock);
-    launched = self->gather.reducer == NULL || launch_gathered (self);
+    gboolean launched = !p->gathered || launch_gathered (self);
     g_mutex_unlock (&self->gather.lock);
     if (!launched)
       return GST_FLOW_ERROR;
+  }
+  for (guint k = 0; !may_wait && k < p->reductions->len; k++) {
+    CrJob *job = g_array_index (p->reductions, GstCudaReduceReduction, k).job;
+    if (job && !cr_job_is_finished (job))
+      return GST_CUDA_REDUCE_QUEUE_WOULD_WAIT;
   }
   get_outputs (self, &outputs);
   return gst_cuda_reduce_pending_complete (p, &outputs);

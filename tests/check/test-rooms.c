@@ -198,23 +198,29 @@ GST_START_TEST (test_window_restarts)
 GST_END_TEST;
 
 /* Queue: items are numbers; completing and pushing record their order,
- * and completing can be held at a gate. */
+ * and completing can be held at a gate (items from gate_from on), as the
+ * GPU holds a buffer's completion. */
 
 typedef struct {
   GMutex lock;
   GCond cond;
   gboolean gate_open;
+  guint gate_from;
   GArray *completed, *pushed, *freed;
   guint fail_at; /* complete returns ERROR for this item (0: none) */
 } Fake;
 
 static GstFlowReturn
-fake_complete (gpointer item, gpointer data)
+fake_complete (gpointer item, gboolean may_wait, gpointer data)
 {
   Fake *f = data;
   guint n = GPOINTER_TO_UINT (item);
   g_mutex_lock (&f->lock);
-  while (!f->gate_open)
+  if (!f->gate_open && n >= f->gate_from && !may_wait) {
+    g_mutex_unlock (&f->lock);
+    return GST_CUDA_REDUCE_QUEUE_WOULD_WAIT;
+  }
+  while (!f->gate_open && n >= f->gate_from)
     g_cond_wait (&f->cond, &f->lock);
   g_array_append_val (f->completed, n);
   g_mutex_unlock (&f->lock);
@@ -255,6 +261,7 @@ fake_init (Fake *f)
   g_mutex_init (&f->lock);
   g_cond_init (&f->cond);
   f->gate_open = TRUE;
+  f->gate_from = 0;
   f->fail_at = 0;
   f->completed = g_array_new (FALSE, FALSE, sizeof (guint));
   f->pushed = g_array_new (FALSE, FALSE, sizeof (guint));
@@ -399,6 +406,36 @@ GST_START_TEST (test_queue_depth_counts_launches)
 
 GST_END_TEST;
 
+/* Items that complete without waiting are pushed before a later one
+ * waits: no buffer waits for the GPU work of the buffers after it. */
+GST_START_TEST (test_queue_hands_on_before_waiting)
+{
+  GstCudaReduceQueue q;
+  GstPad *pad = task_pad ();
+  Fake f;
+
+  fake_init (&f);
+  f.gate_from = 3;
+  queue_start (&q, pad, &f, 64);
+  fake_gate (&f, FALSE);
+  for (guint k = 1; k <= 5; k++)
+    gst_cuda_reduce_queue_push (&q, GUINT_TO_POINTER (k), 1, 10);
+  for (guint n = 0; n < 1000 && fake_count (&f, f.pushed) < 2; n++)
+    g_usleep (1000);
+  g_usleep (20000);
+  fail_unless_equals_int (fake_count (&f, f.pushed), 2);
+  fail_unless_equals_int (fake_count (&f, f.completed), 2);
+  fake_gate (&f, TRUE);
+  gst_cuda_reduce_queue_drain (&q);
+  fail_unless_equals_int (f.pushed->len, 5);
+  for (guint k = 0; k < 5; k++)
+    fail_unless_equals_int (g_array_index (f.pushed, guint, k), k + 1);
+  queue_finish (&q, pad);
+  fake_clear (&f);
+}
+
+GST_END_TEST;
+
 /* A flush frees what has not left, and the queue takes items again. */
 GST_START_TEST (test_queue_flush_drops)
 {
@@ -475,6 +512,7 @@ rooms_suite (void)
   tcase_add_test (tc, test_window_restarts);
   tcase_add_test (tc, test_queue_in_order);
   tcase_add_test (tc, test_queue_depth_counts_launches);
+  tcase_add_test (tc, test_queue_hands_on_before_waiting);
   tcase_add_test (tc, test_queue_flush_drops);
   tcase_add_test (tc, test_queue_stops_at_a_failure);
   return s;
