@@ -367,13 +367,13 @@ current_monoid (GstCudaReduce *self, GError **error)
  *
  * The streaming thread gathers a small buffer's reductions rather than
  * launching them (a launch costs it more than the whole rest of the
- * buffer's work), and the results thread launches them: when it reaches
- * the oldest of them, or before it waits for the GPU, so that the next
- * batch is queued behind the one running. A lone buffer on an idle GPU is
- * therefore launched as soon as the results thread wakes, and buffers that
- * arrive while the GPU is busy share a launch. The streaming thread
- * launches only a batch that is full, or before a reduction that cannot
- * join it. */
+ * buffer's work), and the results thread launches them when it reaches
+ * the oldest of them: everything before has completed, so the GPU is idle.
+ * A lone buffer on an idle GPU is therefore launched as soon as the
+ * results thread wakes, and buffers that arrive while the GPU is busy
+ * share the next launch, which grows with the rate they arrive at. The
+ * streaming thread launches only a batch that is full, or before a
+ * reduction that cannot join it. */
 
 /* Launches the open batch and hands its job to the reductions waiting for
  * it. Under gather.lock. Posts the error on failure. */
