@@ -148,7 +148,7 @@ cr_reducer_gather (CrReducer *r, const CrHostRegion *region, const guint8 *ctx,
 }
 
 CrJob *
-cr_reducer_launch_gathered (CrReducer *r, GError **error)
+cr_reducer_seal_gathered (CrReducer *r)
 {
   CrBatchParams *params = &r->gather.params;
   g_return_val_if_fail (params->n > 0, NULL);
@@ -162,14 +162,28 @@ cr_reducer_launch_gathered (CrReducer *r, GError **error)
       g_memdup2 (r->gather.counts, sizeof (guint64) * MAX (job->n_results, 1));
   job->arena = r->gather.arena;
   params->channels = r->channels;
+  job->params = g_memdup2 (params, sizeof *params);
+  job->ctx = g_steal_pointer (&r->gather.ctx);
+  /* The arena is the job's now, launched or not. */
+  r->gather.arena = NULL;
+  cr_reducer_drop_gathered (r);
+  return job;
+}
+
+gboolean
+cr_job_launch (CrJob *job, GError **error)
+{
+  CrReducer *r = job->reducer;
+  g_return_val_if_fail (job->params != NULL, FALSE);
 
   CUdeviceptr results = job->arena->device + job->arena->input_bytes;
-  void *args[] = { params, &r->partials, &r->tickets, &r->state, &results,
-    r->gather.ctx };
+  void *args[] = { job->params, &r->partials, &r->tickets, &r->state, &results,
+    job->ctx };
   gboolean ok = cr_device_push (r->device, error);
   if (ok) {
-    CUresult res = r->device->cu->LaunchKernel (r->batch_function, params->n, 1,
-        1, CR_BLOCK_THREADS, 1, 1, 0, r->device->stream, args, NULL);
+    CUresult res =
+        r->device->cu->LaunchKernel (r->batch_function, job->params->n, 1, 1,
+            CR_BLOCK_THREADS, 1, 1, 0, r->device->stream, args, NULL);
     ok = res == CUDA_SUCCESS
         ? cr_reducer_take_event (r, job, error)
         : cr_cuda_fail (error, res, "Launching a batch of reductions");
@@ -180,15 +194,20 @@ cr_reducer_launch_gathered (CrReducer *r, GError **error)
     }
     cr_device_pop (r->device);
   }
-  /* The arena is the job's now, launched or not. */
-  r->gather.arena = NULL;
-  cr_reducer_drop_gathered (r);
-  if (!ok) {
-    /* Nothing reads the arena if the launch failed; a failed record leaves
-     * the kernel queued, which the next synchronization reports. */
-    cr_job_unref (job);
-    return NULL;
-  }
+  /* The launch copied them. */
+  g_clear_pointer (&job->params, g_free);
+  g_clear_pointer (&job->ctx, g_free);
+  /* Nothing reads the arena if the launch failed; a failed record leaves
+   * the kernel queued, which the next synchronization reports. */
+  return ok;
+}
+
+CrJob *
+cr_reducer_launch_gathered (CrReducer *r, GError **error)
+{
+  CrJob *job = cr_reducer_seal_gathered (r);
+  if (job && !cr_job_launch (job, error))
+    g_clear_pointer (&job, cr_job_unref);
   return job;
 }
 

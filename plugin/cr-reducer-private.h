@@ -122,6 +122,9 @@ struct _CrJob {
   CrArena *arena;
   guint n_results;
   guint64 *counts;
+  /* A sealed batch's kernel parameter and context, until launched. */
+  CrBatchParams *params;
+  guint8 *ctx;
 };
 
 /* Takes an event for @job from the reducer's pool. */

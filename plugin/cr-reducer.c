@@ -886,6 +886,8 @@ cr_job_unref (CrJob *job)
     g_ptr_array_add (r->free_events, job->done);
   g_mutex_unlock (&r->lock);
   g_free (job->counts);
+  g_free (job->params);
+  g_free (job->ctx);
   g_free (job);
 }
 

@@ -147,6 +147,14 @@ gboolean cr_reducer_gather (CrReducer *reducer, const CrHostRegion *region,
 guint cr_reducer_n_gathered (const CrReducer *reducer);
 /* Launches what is gathered (at least one reduction) as one job. */
 CrJob *cr_reducer_launch_gathered (CrReducer *reducer, GError **error);
+/* The same in two steps, so that the next batch can gather while this one
+ * launches (a launch takes microseconds): takes what is gathered as a job
+ * not launched yet, then launches it. Launches keep the order of their
+ * seals and submissions only as the caller orders them, and nobody may
+ * wait for a job before its launch. A job that failed to launch is only
+ * to be unreffed. */
+CrJob *cr_reducer_seal_gathered (CrReducer *reducer);
+gboolean cr_job_launch (CrJob *job, GError **error);
 /* Forgets what is gathered (a flush). */
 void cr_reducer_drop_gathered (CrReducer *reducer);
 

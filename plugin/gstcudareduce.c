@@ -148,10 +148,14 @@ struct _GstCudaReduce {
   GArray *slices; /* GstCudaReduceSlice, reused for each buffer */
 
   /* Small buffers' reductions gathered for the next batch. The lock
-   * guards them and every submission and launch, which both the streaming
-   * thread and the results thread make. */
+   * guards them and every submission, which both the streaming thread and
+   * the results thread make. Launches, which take microseconds, also hold
+   * launch_lock, taken under lock: the results thread lets go of lock while
+   * it launches, so that the streaming thread gathers meanwhile, and the
+   * launches keep their order. */
   struct {
     GMutex lock;
+    GMutex launch_lock;
     CrReducer *reducer; /* whose batch is open, or NULL */
     GPtrArray *pendings; /* GstCudaReducePending with reductions in it */
   } gather;
@@ -375,37 +379,68 @@ current_monoid (GstCudaReduce *self, GError **error)
  * streaming thread launches only a batch that is full, or before a
  * reduction that cannot join it. */
 
-/* Launches the open batch and hands its job to the reductions waiting for
- * it. Under gather.lock. Posts the error on failure. */
+/* Hands @job, launched (or NULL: not), to the reductions of @pendings
+ * waiting for it. Posts the error on failure. */
 static gboolean
-launch_gathered (GstCudaReduce *self)
+hand_out_job (
+    GstCudaReduce *self, GPtrArray *pendings, CrJob *job, const GError *error)
 {
-  g_autoptr (GError) error = NULL;
-  CrReducer *reducer = g_steal_pointer (&self->gather.reducer);
-
-  if (reducer == NULL)
-    return TRUE;
-  GST_LOG_OBJECT (self, "launching a batch of %u reductions",
-      cr_reducer_n_gathered (reducer));
-  CrJob *job = cr_reducer_launch_gathered (reducer, &error);
-  for (guint k = 0; k < self->gather.pendings->len; k++) {
-    GstCudaReducePending *p = g_ptr_array_index (self->gather.pendings, k);
+  for (guint k = 0; k < pendings->len; k++) {
+    GstCudaReducePending *p = g_ptr_array_index (pendings, k);
     for (guint j = 0; j < p->reductions->len; j++) {
       GstCudaReduceReduction *r =
           &g_array_index (p->reductions, GstCudaReduceReduction, j);
       if (r->job == NULL && job)
         r->job = cr_job_ref (job);
     }
+    /* After the jobs: the results thread reads them once this is clear. */
     g_atomic_int_set (&p->gathered, FALSE);
   }
-  g_ptr_array_set_size (self->gather.pendings, 0);
   if (job == NULL) {
     gst_cuda_reduce_queue_fail (&self->queue);
     gst_cuda_reduce_post_error (self, error, NULL);
     return FALSE;
   }
-  cr_job_unref (job);
   return TRUE;
+}
+
+/* Seals the open batch, under gather.lock, and launches it, which lets go
+ * of gather.lock during the launch when @unlock (the lock is not held on
+ * return then). Posts the error on failure. */
+static gboolean
+launch_gathered_full (GstCudaReduce *self, gboolean unlock)
+{
+  g_autoptr (GError) error = NULL;
+  CrReducer *reducer = g_steal_pointer (&self->gather.reducer);
+
+  if (reducer == NULL) {
+    if (unlock)
+      g_mutex_unlock (&self->gather.lock);
+    return TRUE;
+  }
+  GST_LOG_OBJECT (self, "launching a batch of %u reductions",
+      cr_reducer_n_gathered (reducer));
+  CrJob *job = cr_reducer_seal_gathered (reducer);
+  g_autoptr (GPtrArray) pendings = g_steal_pointer (&self->gather.pendings);
+  self->gather.pendings = g_ptr_array_new ();
+  g_mutex_lock (&self->gather.launch_lock);
+  if (unlock)
+    g_mutex_unlock (&self->gather.lock);
+  if (!cr_job_launch (job, &error))
+    g_clear_pointer (&job, cr_job_unref);
+  g_mutex_unlock (&self->gather.launch_lock);
+  gboolean ok = hand_out_job (self, pendings, job, error);
+  if (job)
+    cr_job_unref (job);
+  return ok;
+}
+
+/* Launches the open batch and hands its job to the reductions waiting for
+ * it. Under gather.lock. Posts the error on failure. */
+static gboolean
+launch_gathered (GstCudaReduce *self)
+{
+  return launch_gathered_full (self, FALSE);
 }
 
 /* Forgets the open batch (a flush, stopping, or a failed submission):
@@ -665,7 +700,9 @@ submit_slice (GstCudaReduce *self, GstCudaReducePending *p,
   }
 
   if (!gather) {
+    g_mutex_lock (&self->gather.launch_lock);
     r.job = cr_reducer_submit (reducer, &part, ctx, &slice->options, &error);
+    g_mutex_unlock (&self->gather.launch_lock);
     *launches = TRUE;
   } else {
     gboolean gathered = cr_reducer_gather (
@@ -834,9 +871,13 @@ complete_pending (gpointer item, gboolean may_wait, gpointer data)
   if (g_atomic_int_get (&p->gathered)) {
     if (!may_wait)
       return GST_CUDA_REDUCE_QUEUE_WOULD_WAIT;
+    /* Launched while the streaming thread gathers the next batch. */
     g_mutex_lock (&self->gather.lock);
-    gboolean launched = !p->gathered || launch_gathered (self);
-    g_mutex_unlock (&self->gather.lock);
+    gboolean launched = TRUE;
+    if (p->gathered)
+      launched = launch_gathered_full (self, TRUE);
+    else
+      g_mutex_unlock (&self->gather.lock);
     if (!launched)
       return GST_FLOW_ERROR;
   }
@@ -1053,6 +1094,7 @@ gst_cuda_reduce_finalize (GObject *object)
   g_array_unref (self->slices);
   g_ptr_array_unref (self->gather.pendings);
   g_mutex_clear (&self->gather.lock);
+  g_mutex_clear (&self->gather.launch_lock);
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
 
@@ -1071,6 +1113,7 @@ gst_cuda_reduce_init (GstCudaReduce *self)
   self->interval = DEFAULT_INTERVAL;
   self->slices = g_array_new (FALSE, TRUE, sizeof (GstCudaReduceSlice));
   g_mutex_init (&self->gather.lock);
+  g_mutex_init (&self->gather.launch_lock);
   self->gather.pendings = g_ptr_array_new ();
   gst_cuda_reduce_queue_init (&self->queue, srcpad, &queue_funcs, self);
   gst_base_transform_set_passthrough (GST_BASE_TRANSFORM (self), TRUE);
