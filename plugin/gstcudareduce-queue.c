@@ -14,6 +14,12 @@ typedef struct {
   GstFlowReturn result; /* of completing it */
 } Entry;
 
+static void
+update_accepting (GstCudaReduceQueue *q)
+{
+  g_atomic_int_set (&q->accepting, !q->flushing && q->flow == GST_FLOW_OK);
+}
+
 void
 gst_cuda_reduce_queue_init (GstCudaReduceQueue *q, GstPad *pad,
     const GstCudaReduceQueueFuncs *funcs, gpointer user_data)
@@ -30,6 +36,7 @@ gst_cuda_reduce_queue_init (GstCudaReduceQueue *q, GstPad *pad,
   q->depth = 1;
   q->flushing = TRUE;
   q->flow = GST_FLOW_OK;
+  update_accepting (q);
   q->last_duration = GST_CLOCK_TIME_NONE;
 }
 
@@ -65,6 +72,7 @@ gst_cuda_reduce_queue_clear (GstCudaReduceQueue *q)
 static void
 wake_all (GstCudaReduceQueue *q)
 {
+  update_accepting (q);
   g_cond_broadcast (&q->work);
   g_cond_broadcast (&q->ready);
   g_cond_broadcast (&q->room);
@@ -181,9 +189,14 @@ gst_cuda_reduce_queue_get_depth (GstCudaReduceQueue *q)
 GstFlowReturn
 gst_cuda_reduce_queue_wait_for_room (GstCudaReduceQueue *q, gboolean joins)
 {
+  /* Without the lock while there is room, which is nearly always: only
+   * this thread adds to in_flight, so what it reads is never too low. */
+  if (g_atomic_int_get (&q->accepting)
+      && (joins || g_atomic_int_get (&q->in_flight) < (gint)q->depth))
+    return GST_FLOW_OK;
   g_mutex_lock (&q->lock);
   while (!q->flushing && q->flow == GST_FLOW_OK && !joins
-      && q->in_flight >= q->depth)
+      && q->in_flight >= (gint)q->depth)
     WAIT (q, room);
   GstFlowReturn ret = q->flushing ? GST_FLOW_FLUSHING : q->flow;
   g_mutex_unlock (&q->lock);
@@ -204,6 +217,7 @@ push_loop (gpointer data)
       && ((e = g_queue_peek_head (&q->entries)) == NULL || !e->completed))
     WAIT (q, ready);
   if (q->flushing) {
+    q->task_started = FALSE;
     g_mutex_unlock (&q->lock);
     gst_pad_pause_task (q->pad);
     return;
@@ -226,12 +240,14 @@ push_loop (gpointer data)
   }
 
   g_mutex_lock (&q->lock);
-  q->in_flight -= cost;
+  g_atomic_int_add (&q->in_flight, -(gint)cost);
   q->unfinished -= n;
   if (ret != GST_FLOW_OK && q->flow == GST_FLOW_OK) {
     q->flow = ret;
     wake_all (q);
   }
+  if (ret != GST_FLOW_OK)
+    q->task_started = FALSE;
   WAKE (q, room);
   g_mutex_unlock (&q->lock);
   if (ret != GST_FLOW_OK) {
@@ -257,14 +273,16 @@ gst_cuda_reduce_queue_push (
   q->unfinished++;
   if (q->next_to_complete == NULL)
     q->next_to_complete = q->entries.tail;
-  q->in_flight += cost;
+  g_atomic_int_add (&q->in_flight, cost);
   if (GST_CLOCK_TIME_IS_VALID (duration))
     q->last_duration = duration;
   WAKE (q, work);
-  g_mutex_unlock (&q->lock);
   /* Started on the first item and again after a flush or an error paused
-   * it; starting a started task does nothing. */
-  if (gst_pad_get_task_state (q->pad) != GST_TASK_STARTED)
+   * it (a task pauses itself only when items are refused anyway). */
+  gboolean start = !q->task_started;
+  q->task_started = TRUE;
+  g_mutex_unlock (&q->lock);
+  if (start)
     gst_pad_start_task (q->pad, push_loop, q, NULL);
   return GST_FLOW_OK;
 }
@@ -289,7 +307,7 @@ gst_cuda_reduce_queue_drop (GstCudaReduceQueue *q)
     WAIT (q, room);
   while ((e = g_queue_pop_head (&q->entries)) != NULL) {
     q->funcs.free (e->item);
-    q->in_flight -= e->cost;
+    g_atomic_int_add (&q->in_flight, -(gint)e->cost);
     q->unfinished--;
     g_free (e);
   }
@@ -313,6 +331,8 @@ gst_cuda_reduce_queue_flush_start (GstCudaReduceQueue *q)
 {
   g_mutex_lock (&q->lock);
   q->flushing = TRUE;
+  /* The element pauses the task. */
+  q->task_started = FALSE;
   wake_all (q);
   g_mutex_unlock (&q->lock);
 }
@@ -324,6 +344,7 @@ gst_cuda_reduce_queue_flush_stop (GstCudaReduceQueue *q)
   g_mutex_lock (&q->lock);
   q->flushing = FALSE;
   q->flow = GST_FLOW_OK;
+  update_accepting (q);
   g_mutex_unlock (&q->lock);
 }
 
@@ -333,6 +354,8 @@ gst_cuda_reduce_queue_activate (GstCudaReduceQueue *q, gboolean active)
   g_mutex_lock (&q->lock);
   q->flushing = !active;
   q->flow = GST_FLOW_OK;
+  if (!active)
+    q->task_started = FALSE;
   wake_all (q);
   g_mutex_unlock (&q->lock);
   if (!active)

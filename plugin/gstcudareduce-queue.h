@@ -63,10 +63,15 @@ typedef struct {
   gboolean completing; /* the results thread holds a run of entries */
   GThread *results_thread;
   gboolean quit;
-  guint in_flight; /* launches, counted until their first item is pushed */
+  gint in_flight; /* launches, counted until their first item is pushed */
   guint depth;
   gboolean flushing;
   GstFlowReturn flow; /* the first failure, once there is one */
+  /* Copies that the streaming thread reads without the lock, to wait for
+   * room only when there is none: !flushing && flow == OK; and in_flight,
+   * which is written atomically. */
+  gint accepting;
+  gboolean task_started; /* by us, and not paused since */
   GstClockTime last_duration; /* of the last buffer pushed in */
 } GstCudaReduceQueue;
 
