@@ -408,6 +408,8 @@ cr_reducer_free (CrReducer *r)
       cu->ModuleUnload (r->module);
     cu->CtxPopCurrent (NULL);
   }
+  /* Host memory, freed even when the context is gone. */
+  g_clear_pointer (&r->gather.ctx, g_free);
   g_ptr_array_unref (r->slabs);
   g_ptr_array_unref (r->free_slots);
   g_ptr_array_unref (r->all_slots);

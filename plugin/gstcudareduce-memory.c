@@ -50,12 +50,14 @@ take_cached (GstCudaReduceHostAllocator *self, gsize size, Block *out)
 {
   gboolean found = FALSE;
   g_mutex_lock (&self->lock);
-  for (guint k = 0; k < self->cache->len; k++) {
-    Block *b = &g_array_index (self->cache, Block, k);
+  /* The most recently freed first: it may still be in the CPU's cache,
+   * which upstream is about to write it through. */
+  for (guint k = self->cache->len; k > 0; k--) {
+    Block *b = &g_array_index (self->cache, Block, k - 1);
     if (b->size == size) {
       *out = *b;
       self->cached_bytes -= size;
-      g_array_remove_index_fast (self->cache, k);
+      g_array_remove_index (self->cache, k - 1);
       found = TRUE;
       break;
     }

@@ -166,13 +166,15 @@ gst_cuda_reduce_queue_stop (GstCudaReduceQueue *q)
   q->quit = TRUE;
   wake_all (q);
   g_mutex_unlock (&q->lock);
-  if (q->results_thread)
+  if (q->results_thread) {
     g_thread_join (q->results_thread);
+    /* Not on the pad: the last stop comes from the element's finalize,
+     * after its pads are gone. */
+    GST_DEBUG ("waits: %" G_GUINT64_FORMAT " for work, %" G_GUINT64_FORMAT
+               " for a completed head, %" G_GUINT64_FORMAT " for room",
+        q->waits_work, q->waits_ready, q->waits_room);
+  }
   q->results_thread = NULL;
-  GST_DEBUG_OBJECT (q->pad,
-      "waits: %" G_GUINT64_FORMAT " for work, %" G_GUINT64_FORMAT
-      " for a completed head, %" G_GUINT64_FORMAT " for room",
-      q->waits_work, q->waits_ready, q->waits_room);
   q->waits_work = q->waits_ready = q->waits_room = 0;
   gst_cuda_reduce_queue_drop (q);
 }
