@@ -188,11 +188,19 @@ gst_cuda_reduce_queue_get_depth (GstCudaReduceQueue *q)
   return depth;
 }
 
+/* Only the streaming thread adds to in_flight, so what it reads is never
+ * too low. */
+gboolean
+gst_cuda_reduce_queue_has_room (GstCudaReduceQueue *q)
+{
+  return g_atomic_int_get (&q->accepting)
+      && g_atomic_int_get (&q->in_flight) < (gint)q->depth;
+}
+
 GstFlowReturn
 gst_cuda_reduce_queue_wait_for_room (GstCudaReduceQueue *q, gboolean joins)
 {
-  /* Without the lock while there is room, which is nearly always: only
-   * this thread adds to in_flight, so what it reads is never too low. */
+  /* Without the lock while there is room, which is nearly always. */
   if (g_atomic_int_get (&q->accepting)
       && (joins || g_atomic_int_get (&q->in_flight) < (gint)q->depth))
     return GST_FLOW_OK;

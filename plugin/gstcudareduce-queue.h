@@ -84,6 +84,10 @@ void gst_cuda_reduce_queue_start (GstCudaReduceQueue *queue, guint depth);
 void gst_cuda_reduce_queue_stop (GstCudaReduceQueue *queue);
 guint gst_cuda_reduce_queue_get_depth (GstCudaReduceQueue *queue);
 
+/* Whether an item of cost 1 may be pushed now (nearly always): a check
+ * without the lock, for the streaming thread. */
+gboolean gst_cuda_reduce_queue_has_room (GstCudaReduceQueue *queue);
+
 /* Waits until an item of cost 1 may be pushed, or at once for one that
  * joins a launch (@joins): OK, FLUSHING, or the flow that stopped the
  * queue. */

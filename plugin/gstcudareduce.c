@@ -940,11 +940,13 @@ gst_cuda_reduce_submit_input_buffer (
     return ret;
   }
 
-  ret = gst_cuda_reduce_queue_wait_for_room (
-      &self->queue, would_join (self, gst_buffer_get_size (buf)));
-  if (ret != GST_FLOW_OK) {
-    gst_buffer_unref (buf);
-    return ret;
+  if (!gst_cuda_reduce_queue_has_room (&self->queue)) {
+    ret = gst_cuda_reduce_queue_wait_for_room (
+        &self->queue, would_join (self, gst_buffer_get_size (buf)));
+    if (ret != GST_FLOW_OK) {
+      gst_buffer_unref (buf);
+      return ret;
+    }
   }
   if (self->programs.active && tensor_output (self)
       && self->programs.active->program->out.n_fields != self->caps.tensors) {
