@@ -135,7 +135,9 @@ results_loop (gpointer data)
         continue;
       }
       k++;
-      go_on = e->result == GST_FLOW_OK;
+      /* A flush or a failure elsewhere ends the run: the rest is dropped
+       * uncompleted, as the queue's other entries are. */
+      go_on = e->result == GST_FLOW_OK && g_atomic_int_get (&q->accepting);
     }
 
     g_mutex_lock (&q->lock);
