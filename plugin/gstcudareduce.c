@@ -1037,9 +1037,10 @@ gst_cuda_reduce_query (
   GstClockTime min, max;
   gst_query_parse_latency (query, &live, &min, &max);
   /* A buffer leaves as soon as the GPU has reduced it (micro- to
-   * milliseconds), so the minimum is unchanged. Up to async-depth buffers
-   * can wait here when downstream is slow: that much more can be held. */
-  GstClockTime held = gst_cuda_reduce_queue_held (&self->queue);
+   * milliseconds), so the minimum is unchanged. Up to async-depth launches
+   * can wait here when downstream is slow, each a batch of up to
+   * CR_BATCH_MAX small buffers: that much more can be held. */
+  GstClockTime held = gst_cuda_reduce_queue_held (&self->queue) * CR_BATCH_MAX;
   /* Result tensors of an interval leave when it ends, stamped with its
    * start: that much later than their timestamps. */
   GST_OBJECT_LOCK (self);
