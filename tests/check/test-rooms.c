@@ -206,6 +206,7 @@ typedef struct {
   GCond cond;
   gboolean gate_open;
   guint gate_from;
+  guint busy_every; /* these items would wait once more: a GPU still busy */
   GArray *completed, *pushed, *freed;
   guint fail_at; /* complete returns ERROR for this item (0: none) */
 } Fake;
@@ -216,7 +217,9 @@ fake_complete (gpointer item, gboolean may_wait, gpointer data)
   Fake *f = data;
   guint n = GPOINTER_TO_UINT (item);
   g_mutex_lock (&f->lock);
-  if (!f->gate_open && n >= f->gate_from && !may_wait) {
+  if (!may_wait
+      && ((!f->gate_open && n >= f->gate_from)
+          || (f->busy_every && n % f->busy_every == 0))) {
     g_mutex_unlock (&f->lock);
     return GST_CUDA_REDUCE_QUEUE_WOULD_WAIT;
   }
@@ -262,6 +265,7 @@ fake_init (Fake *f)
   g_cond_init (&f->cond);
   f->gate_open = TRUE;
   f->gate_from = 0;
+  f->busy_every = 0;
   f->fail_at = 0;
   f->completed = g_array_new (FALSE, FALSE, sizeof (guint));
   f->pushed = g_array_new (FALSE, FALSE, sizeof (guint));
@@ -436,6 +440,97 @@ GST_START_TEST (test_queue_hands_on_before_waiting)
 
 GST_END_TEST;
 
+/* Many items, some of which would wait when first asked (as a buffer
+ * whose batch is still on the GPU), through the streaming thread's room
+ * checks: all leave, in order, once each, and the accounting ends at
+ * zero. */
+GST_START_TEST (test_queue_in_order_with_waits)
+{
+  enum { N = 20000 };
+  GstCudaReduceQueue q;
+  GstPad *pad = task_pad ();
+  Fake f;
+
+  fake_init (&f);
+  f.busy_every = 7;
+  queue_start (&q, pad, &f, 4);
+  for (guint k = 1; k <= N; k++) {
+    guint cost = k % 5 == 0 || k % 3 == 0;
+    if (!gst_cuda_reduce_queue_has_room (&q))
+      fail_unless_equals_int (
+          gst_cuda_reduce_queue_wait_for_room (&q, cost == 0), GST_FLOW_OK);
+    fail_unless_equals_int (
+        gst_cuda_reduce_queue_push (&q, GUINT_TO_POINTER (k), cost, 10),
+        GST_FLOW_OK);
+  }
+  gst_cuda_reduce_queue_drain (&q);
+  fail_unless_equals_int (f.completed->len, N);
+  fail_unless_equals_int (f.pushed->len, N);
+  for (guint k = 0; k < N; k++) {
+    fail_unless_equals_int (g_array_index (f.completed, guint, k), k + 1);
+    fail_unless_equals_int (g_array_index (f.pushed, guint, k), k + 1);
+  }
+  fail_unless_equals_int (q.in_flight, 0);
+  fail_unless_equals_int (q.unfinished, 0);
+  queue_finish (&q, pad);
+  fail_unless_equals_int (f.freed->len, 0);
+  fake_clear (&f);
+}
+
+GST_END_TEST;
+
+/* Whether @n appears exactly once in @a and @b together. */
+static gboolean
+once_in (GArray *a, GArray *b, guint n)
+{
+  guint seen = 0;
+  for (guint k = 0; k < a->len; k++)
+    seen += g_array_index (a, guint, k) == n;
+  for (guint k = 0; k < b->len; k++)
+    seen += g_array_index (b, guint, k) == n;
+  return seen == 1;
+}
+
+/* A flush while the results thread waits in the middle of a run: the
+ * item it waits on may finish, the rest of the run is dropped without
+ * being completed, and every item leaves exactly once. */
+GST_START_TEST (test_queue_flush_during_a_run)
+{
+  GstCudaReduceQueue q;
+  GstPad *pad = task_pad ();
+  Fake f;
+
+  fake_init (&f);
+  f.gate_from = 3;
+  queue_start (&q, pad, &f, 64);
+  fake_gate (&f, FALSE);
+  for (guint k = 1; k <= 10; k++)
+    gst_cuda_reduce_queue_push (&q, GUINT_TO_POINTER (k), 1, 10);
+  for (guint n = 0; n < 1000 && fake_count (&f, f.pushed) < 2; n++)
+    g_usleep (1000);
+  fail_unless_equals_int (fake_count (&f, f.pushed), 2);
+
+  gst_cuda_reduce_queue_flush_start (&q);
+  gst_pad_pause_task (pad);
+  fake_gate (&f, TRUE);
+  gst_cuda_reduce_queue_flush_stop (&q);
+  fail_unless (fake_count (&f, f.completed) <= 3,
+      "%u completed after the flush", fake_count (&f, f.completed));
+  for (guint k = 1; k <= 10; k++)
+    fail_unless (once_in (f.pushed, f.freed, k), "item %u", k);
+  fail_unless_equals_int (q.in_flight, 0);
+  fail_unless_equals_int (q.unfinished, 0);
+
+  gst_cuda_reduce_queue_push (&q, GUINT_TO_POINTER (11), 1, 10);
+  gst_cuda_reduce_queue_drain (&q);
+  fail_unless_equals_int (
+      g_array_index (f.pushed, guint, f.pushed->len - 1), 11);
+  queue_finish (&q, pad);
+  fake_clear (&f);
+}
+
+GST_END_TEST;
+
 /* A flush frees what has not left, and the queue takes items again. */
 GST_START_TEST (test_queue_flush_drops)
 {
@@ -499,6 +594,41 @@ GST_START_TEST (test_queue_stops_at_a_failure)
 
 GST_END_TEST;
 
+/* After a failure paused the task, a flush starts everything over: room
+ * again, and a new item is completed and pushed. */
+GST_START_TEST (test_queue_restarts_after_a_failure)
+{
+  GstCudaReduceQueue q;
+  GstPad *pad = task_pad ();
+  Fake f;
+
+  fake_init (&f);
+  f.fail_at = 2;
+  queue_start (&q, pad, &f, 64);
+  for (guint k = 1; k <= 3; k++)
+    gst_cuda_reduce_queue_push (&q, GUINT_TO_POINTER (k), 1, 10);
+  gst_cuda_reduce_queue_drain (&q);
+  fail_if (gst_cuda_reduce_queue_has_room (&q));
+  fail_unless_equals_int (
+      gst_cuda_reduce_queue_wait_for_room (&q, TRUE), GST_FLOW_ERROR);
+
+  gst_cuda_reduce_queue_flush_start (&q);
+  fail_if (gst_cuda_reduce_queue_has_room (&q));
+  gst_pad_pause_task (pad);
+  gst_cuda_reduce_queue_flush_stop (&q);
+  fail_unless (gst_cuda_reduce_queue_has_room (&q));
+  gst_cuda_reduce_queue_push (&q, GUINT_TO_POINTER (4), 1, 10);
+  gst_cuda_reduce_queue_drain (&q);
+  fail_unless_equals_int (
+      g_array_index (f.pushed, guint, f.pushed->len - 1), 4);
+  fail_unless_equals_int (
+      g_array_index (f.completed, guint, f.completed->len - 1), 4);
+  queue_finish (&q, pad);
+  fake_clear (&f);
+}
+
+GST_END_TEST;
+
 static Suite *
 rooms_suite (void)
 {
@@ -513,8 +643,11 @@ rooms_suite (void)
   tcase_add_test (tc, test_queue_in_order);
   tcase_add_test (tc, test_queue_depth_counts_launches);
   tcase_add_test (tc, test_queue_hands_on_before_waiting);
+  tcase_add_test (tc, test_queue_in_order_with_waits);
+  tcase_add_test (tc, test_queue_flush_during_a_run);
   tcase_add_test (tc, test_queue_flush_drops);
   tcase_add_test (tc, test_queue_stops_at_a_failure);
+  tcase_add_test (tc, test_queue_restarts_after_a_failure);
   return s;
 }
 
