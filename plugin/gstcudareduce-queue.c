@@ -10,9 +10,11 @@ GST_DEBUG_CATEGORY_EXTERN (gst_cuda_reduce_debug);
 typedef struct {
   gpointer item;
   guint cost;
-  gboolean completed;
   GstFlowReturn result; /* of completing it */
 } Entry;
+
+/* The most entries the results thread takes at once: a batch's worth. */
+#define RUN_MAX 64
 
 static void
 update_accepting (GstCudaReduceQueue *q)
@@ -28,22 +30,25 @@ gst_cuda_reduce_queue_init (GstCudaReduceQueue *q, GstPad *pad,
   q->pad = pad;
   q->funcs = *funcs;
   q->user_data = user_data;
+  g_mutex_init (&q->inbound_lock);
+  g_queue_init (&q->inbound);
   g_mutex_init (&q->lock);
   g_cond_init (&q->work);
   g_cond_init (&q->ready);
   g_cond_init (&q->room);
-  g_queue_init (&q->entries);
+  g_queue_init (&q->completed);
   q->depth = 1;
   q->flushing = TRUE;
   q->flow = GST_FLOW_OK;
   update_accepting (q);
-  q->last_duration = GST_CLOCK_TIME_NONE;
+  q->last_duration = q->pushed_duration = GST_CLOCK_TIME_NONE;
 }
 
 void
 gst_cuda_reduce_queue_clear (GstCudaReduceQueue *q)
 {
   gst_cuda_reduce_queue_stop (q);
+  g_mutex_clear (&q->inbound_lock);
   g_mutex_clear (&q->lock);
   g_cond_clear (&q->work);
   g_cond_clear (&q->ready);
@@ -78,17 +83,23 @@ wake_all (GstCudaReduceQueue *q)
   g_cond_broadcast (&q->room);
 }
 
-/* The most entries the results thread takes at once: a batch's worth. */
-#define RUN_MAX 64
+/* An entry that will not be pushed on: out of the accounting. */
+static void
+forget (GstCudaReduceQueue *q, Entry *e)
+{
+  q->funcs.free (e->item);
+  g_atomic_int_add (&q->in_flight, -(gint)e->cost);
+  g_atomic_int_add (&q->unfinished, -1);
+  g_free (e);
+}
 
-/* Marks @n entries of a run completed (their results set) and wakes the
- * task. Under lock. Whether the run may go on. */
+/* Hands @n completed entries of a run to the task, in order. Under lock.
+ * Whether the run may go on. */
 static gboolean
 publish_locked (GstCudaReduceQueue *q, Entry **run, guint n)
 {
   for (guint k = 0; k < n; k++) {
-    run[k]->completed = TRUE;
-    q->next_to_complete = q->next_to_complete->next;
+    g_queue_push_tail (&q->completed, run[k]);
     if (run[k]->result != GST_FLOW_OK && q->flow == GST_FLOW_OK) {
       q->flow = run[k]->result;
       wake_all (q);
@@ -99,9 +110,20 @@ publish_locked (GstCudaReduceQueue *q, Entry **run, guint n)
   return !q->quit && !q->flushing && q->flow == GST_FLOW_OK;
 }
 
-/* The results thread: completes entries in order, whoever pushes them.
- * Each run is the entries pushed so far; what completes without waiting
- * for the GPU is handed to the task together. */
+static gboolean
+has_work_locked (GstCudaReduceQueue *q)
+{
+  if (q->flushing || q->flow != GST_FLOW_OK)
+    return FALSE;
+  g_mutex_lock (&q->inbound_lock);
+  gboolean any = !g_queue_is_empty (&q->inbound);
+  g_mutex_unlock (&q->inbound_lock);
+  return any;
+}
+
+/* The results thread: completes entries in order, in runs of what has
+ * been pushed so far; what completes without waiting for the GPU is
+ * handed to the task together. */
 static gpointer
 results_loop (gpointer data)
 {
@@ -110,22 +132,30 @@ results_loop (gpointer data)
 
   g_mutex_lock (&q->lock);
   while (!q->quit) {
-    if (q->flushing || q->flow != GST_FLOW_OK || q->next_to_complete == NULL) {
-      WAIT (q, work);
+    if (!has_work_locked (q)) {
+      /* Said before looking again: a push that this look misses takes
+       * inbound_lock after it, and so sees this and wakes us. */
+      g_atomic_int_set (&q->results_idle, 1);
+      if (!q->quit && !has_work_locked (q))
+        WAIT (q, work);
+      g_atomic_int_set (&q->results_idle, 0);
       continue;
     }
     guint n = 0;
-    for (GList *l = q->next_to_complete; l && n < RUN_MAX; l = l->next)
-      run[n++] = l->data;
+    Entry *e;
+    g_mutex_lock (&q->inbound_lock);
+    while (n < RUN_MAX && (e = g_queue_pop_head (&q->inbound)) != NULL)
+      run[n++] = e;
+    g_mutex_unlock (&q->inbound_lock);
     q->completing = TRUE;
     g_mutex_unlock (&q->lock);
 
-    /* The entries of the run are ours until published: the task pushes
-     * only completed ones, and a drop waits for completing to end. */
+    /* The run is ours until published: a drop waits for completing to
+     * end. */
     guint done = 0, k = 0;
     gboolean go_on = TRUE;
     while (go_on && k < n) {
-      Entry *e = run[k];
+      e = run[k];
       e->result = q->funcs.complete (e->item, k == done, q->user_data);
       if (e->result == GST_CUDA_REDUCE_QUEUE_WOULD_WAIT) {
         g_mutex_lock (&q->lock);
@@ -135,15 +165,17 @@ results_loop (gpointer data)
         continue;
       }
       k++;
-      /* A flush or a failure elsewhere ends the run: the rest is dropped
-       * uncompleted, as the queue's other entries are. */
+      /* A flush or a failure elsewhere ends the run. */
       go_on = e->result == GST_FLOW_OK && g_atomic_int_get (&q->accepting);
     }
+    /* What the run did not reach is dropped, as a flush drops the rest. */
+    for (guint j = k; j < n; j++)
+      forget (q, run[j]);
 
     g_mutex_lock (&q->lock);
     publish_locked (q, run + done, k - done);
     q->completing = FALSE;
-    WAKE (q, room); /* a drop waits for completing to end */
+    WAKE (q, room); /* a drop or drain may wait for this */
   }
   g_mutex_unlock (&q->lock);
   return NULL;
@@ -154,7 +186,7 @@ gst_cuda_reduce_queue_start (GstCudaReduceQueue *q, guint depth)
 {
   g_mutex_lock (&q->lock);
   q->depth = depth;
-  q->last_duration = GST_CLOCK_TIME_NONE;
+  q->last_duration = q->pushed_duration = GST_CLOCK_TIME_NONE;
   q->quit = FALSE;
   g_mutex_unlock (&q->lock);
   if (q->results_thread == NULL)
@@ -173,7 +205,7 @@ gst_cuda_reduce_queue_stop (GstCudaReduceQueue *q)
     /* Not on the pad: the last stop comes from the element's finalize,
      * after its pads are gone. */
     GST_DEBUG ("waits: %" G_GUINT64_FORMAT " for work, %" G_GUINT64_FORMAT
-               " for a completed head, %" G_GUINT64_FORMAT " for room",
+               " for completed entries, %" G_GUINT64_FORMAT " for room",
         q->waits_work, q->waits_ready, q->waits_room);
   }
   q->results_thread = NULL;
@@ -208,15 +240,14 @@ gst_cuda_reduce_queue_wait_for_room (GstCudaReduceQueue *q, gboolean joins)
     return GST_FLOW_OK;
   g_mutex_lock (&q->lock);
   while (!q->flushing && q->flow == GST_FLOW_OK && !joins
-      && q->in_flight >= (gint)q->depth)
+      && g_atomic_int_get (&q->in_flight) >= (gint)q->depth)
     WAIT (q, room);
   GstFlowReturn ret = q->flushing ? GST_FLOW_FLUSHING : q->flow;
   g_mutex_unlock (&q->lock);
   return ret;
 }
 
-/* The source pad's task: pushes the completed entries at the head, taken
- * together. */
+/* The source pad's task: pushes the completed entries, taken together. */
 static void
 push_loop (gpointer data)
 {
@@ -225,17 +256,16 @@ push_loop (gpointer data)
   Entry *e;
 
   g_mutex_lock (&q->lock);
-  while (!q->flushing
-      && ((e = g_queue_peek_head (&q->entries)) == NULL || !e->completed))
+  while (!q->flushing && g_queue_is_empty (&q->completed))
     WAIT (q, ready);
   if (q->flushing) {
-    q->task_started = FALSE;
+    g_atomic_int_set (&q->task_started, 0);
     g_mutex_unlock (&q->lock);
     gst_pad_pause_task (q->pad);
     return;
   }
-  while ((e = g_queue_peek_head (&q->entries)) != NULL && e->completed)
-    g_queue_push_tail (&run, g_queue_pop_head (&q->entries));
+  run = q->completed;
+  g_queue_init (&q->completed);
   g_mutex_unlock (&q->lock);
 
   GstFlowReturn ret = GST_FLOW_OK;
@@ -251,15 +281,15 @@ push_loop (gpointer data)
     g_free (e);
   }
 
-  g_mutex_lock (&q->lock);
   g_atomic_int_add (&q->in_flight, -(gint)cost);
-  q->unfinished -= n;
+  g_atomic_int_add (&q->unfinished, -(gint)n);
+  g_mutex_lock (&q->lock);
   if (ret != GST_FLOW_OK && q->flow == GST_FLOW_OK) {
     q->flow = ret;
     wake_all (q);
   }
   if (ret != GST_FLOW_OK)
-    q->task_started = FALSE;
+    g_atomic_int_set (&q->task_started, 0);
   WAKE (q, room);
   g_mutex_unlock (&q->lock);
   if (ret != GST_FLOW_OK) {
@@ -272,30 +302,42 @@ GstFlowReturn
 gst_cuda_reduce_queue_push (
     GstCudaReduceQueue *q, gpointer item, guint cost, GstClockTime duration)
 {
-  g_mutex_lock (&q->lock);
-  if (q->flushing) {
+  /* Refused only while flushing; after a failure an item is taken, and
+   * dropped with the rest. */
+  if (!g_atomic_int_get (&q->accepting)) {
+    g_mutex_lock (&q->lock);
+    gboolean flushing = q->flushing;
     g_mutex_unlock (&q->lock);
-    q->funcs.free (item);
-    return GST_FLOW_FLUSHING;
+    if (flushing) {
+      q->funcs.free (item);
+      return GST_FLOW_FLUSHING;
+    }
   }
   Entry *e = g_new0 (Entry, 1);
   e->item = item;
   e->cost = cost;
-  g_queue_push_tail (&q->entries, e);
-  q->unfinished++;
-  if (q->next_to_complete == NULL)
-    q->next_to_complete = q->entries.tail;
+  g_atomic_int_add (&q->unfinished, 1);
   g_atomic_int_add (&q->in_flight, cost);
-  if (GST_CLOCK_TIME_IS_VALID (duration))
+  g_mutex_lock (&q->inbound_lock);
+  g_queue_push_tail (&q->inbound, e);
+  g_mutex_unlock (&q->inbound_lock);
+  if (GST_CLOCK_TIME_IS_VALID (duration) && duration != q->pushed_duration) {
+    q->pushed_duration = duration;
+    g_mutex_lock (&q->lock);
     q->last_duration = duration;
-  WAKE (q, work);
+    g_mutex_unlock (&q->lock);
+  }
+  if (g_atomic_int_get (&q->results_idle)) {
+    g_mutex_lock (&q->lock);
+    WAKE (q, work);
+    g_mutex_unlock (&q->lock);
+  }
   /* Started on the first item and again after a flush or an error paused
    * it (a task pauses itself only when items are refused anyway). */
-  gboolean start = !q->task_started;
-  q->task_started = TRUE;
-  g_mutex_unlock (&q->lock);
-  if (start)
+  if (!g_atomic_int_get (&q->task_started)) {
+    g_atomic_int_set (&q->task_started, 1);
     gst_pad_start_task (q->pad, push_loop, q, NULL);
+  }
   return GST_FLOW_OK;
 }
 
@@ -303,7 +345,8 @@ void
 gst_cuda_reduce_queue_drain (GstCudaReduceQueue *q)
 {
   g_mutex_lock (&q->lock);
-  while (!q->flushing && q->flow == GST_FLOW_OK && q->unfinished > 0)
+  while (!q->flushing && q->flow == GST_FLOW_OK
+      && g_atomic_int_get (&q->unfinished) > 0)
     WAIT (q, room);
   g_mutex_unlock (&q->lock);
 }
@@ -313,17 +356,18 @@ gst_cuda_reduce_queue_drop (GstCudaReduceQueue *q)
 {
   Entry *e;
   g_mutex_lock (&q->lock);
-  /* The results thread may be completing the next entry: it is ours to
-   * free only once it is done with it. */
+  /* The results thread may hold a run: it is ours to free only once it is
+   * done with it. */
   while (q->completing)
     WAIT (q, room);
-  while ((e = g_queue_pop_head (&q->entries)) != NULL) {
-    q->funcs.free (e->item);
-    g_atomic_int_add (&q->in_flight, -(gint)e->cost);
-    q->unfinished--;
-    g_free (e);
-  }
-  q->next_to_complete = NULL;
+  g_mutex_lock (&q->inbound_lock);
+  GQueue inbound = q->inbound;
+  g_queue_init (&q->inbound);
+  g_mutex_unlock (&q->inbound_lock);
+  while ((e = g_queue_pop_head (&inbound)) != NULL)
+    forget (q, e);
+  while ((e = g_queue_pop_head (&q->completed)) != NULL)
+    forget (q, e);
   wake_all (q);
   g_mutex_unlock (&q->lock);
 }
@@ -344,7 +388,7 @@ gst_cuda_reduce_queue_flush_start (GstCudaReduceQueue *q)
   g_mutex_lock (&q->lock);
   q->flushing = TRUE;
   /* The element pauses the task. */
-  q->task_started = FALSE;
+  g_atomic_int_set (&q->task_started, 0);
   wake_all (q);
   g_mutex_unlock (&q->lock);
 }
@@ -367,7 +411,7 @@ gst_cuda_reduce_queue_activate (GstCudaReduceQueue *q, gboolean active)
   q->flushing = !active;
   q->flow = GST_FLOW_OK;
   if (!active)
-    q->task_started = FALSE;
+    g_atomic_int_set (&q->task_started, 0);
   wake_all (q);
   g_mutex_unlock (&q->lock);
   if (!active)

@@ -48,31 +48,44 @@ typedef struct {
   GstCudaReduceQueueFuncs funcs;
   gpointer user_data;
 
-  /* Everything below under lock. Each thread waits on a condition of its
-   * own, signalled only while it waits: a wake-up costs microseconds,
-   * which at hundreds of thousands of buffers a second is the budget. */
+  /* Items go from the streaming thread to the results thread under a
+   * lock of their own, which the results thread takes once a run, and
+   * from the results thread to the task, in runs, under lock: the
+   * streaming thread, the busiest, rarely waits for another thread's
+   * lock, and takes lock only to wake one that sleeps. inbound_lock is
+   * taken after lock where both are held. */
+  GMutex inbound_lock;
+  GQueue inbound; /* pushed, not taken by the results thread */
+
+  /* Under lock. Each thread waits on a condition of its own, signalled
+   * only while it waits: a wake-up costs microseconds, which at hundreds
+   * of thousands of buffers a second is the budget. */
   GMutex lock;
   GCond work; /* the results thread: an entry to complete */
-  GCond ready; /* the source pad's task: the head completed */
+  GCond ready; /* the source pad's task: entries completed */
   GCond room; /* the streaming thread: room, drained, or dropped */
   guint waiting_work, waiting_ready, waiting_room;
   guint64 waits_work, waits_ready, waits_room; /* for the debug log */
-  GQueue entries; /* oldest first */
-  guint unfinished; /* entries, and those the task is pushing */
-  GList *next_to_complete; /* the first entry not completed, or NULL */
+  GQueue completed; /* for the task, oldest first */
   gboolean completing; /* the results thread holds a run of entries */
   GThread *results_thread;
   gboolean quit;
-  gint in_flight; /* launches, counted until their first item is pushed */
   guint depth;
   gboolean flushing;
   GstFlowReturn flow; /* the first failure, once there is one */
-  /* Copies that the streaming thread reads without the lock, to wait for
-   * room only when there is none: !flushing && flow == OK; and in_flight,
-   * which is written atomically. */
-  gint accepting;
-  gboolean task_started; /* by us, and not paused since */
   GstClockTime last_duration; /* of the last buffer pushed in */
+
+  /* Atomic. */
+  gint in_flight; /* launches, counted until their first item is pushed */
+  gint unfinished; /* pushed in and not yet pushed on or freed */
+  /* A copy of !flushing && flow == OK, which the streaming thread reads
+   * without the lock. */
+  gint accepting;
+  gint results_idle; /* the results thread waits, or is about to */
+  gint task_started; /* by us, and not paused since */
+
+  /* The streaming thread's own. */
+  GstClockTime pushed_duration;
 } GstCudaReduceQueue;
 
 void gst_cuda_reduce_queue_init (GstCudaReduceQueue *queue, GstPad *pad,
