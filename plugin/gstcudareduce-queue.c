@@ -168,12 +168,14 @@ results_loop (gpointer data)
       /* A flush or a failure elsewhere ends the run. */
       go_on = e->result == GST_FLOW_OK && g_atomic_int_get (&q->accepting);
     }
-    /* What the run did not reach is dropped, as a flush drops the rest. */
-    for (guint j = k; j < n; j++)
-      forget (q, run[j]);
-
     g_mutex_lock (&q->lock);
     publish_locked (q, run + done, k - done);
+    /* What the run did not reach goes back, oldest first, for a drop to
+     * free: only then has the element forgotten any batch that reads it. */
+    g_mutex_lock (&q->inbound_lock);
+    for (guint j = n; j > k; j--)
+      g_queue_push_head (&q->inbound, run[j - 1]);
+    g_mutex_unlock (&q->inbound_lock);
     q->completing = FALSE;
     WAKE (q, room); /* a drop or drain may wait for this */
   }
@@ -302,16 +304,15 @@ GstFlowReturn
 gst_cuda_reduce_queue_push (
     GstCudaReduceQueue *q, gpointer item, guint cost, GstClockTime duration)
 {
-  /* Refused only while flushing; after a failure an item is taken, and
-   * dropped with the rest. */
+  /* While flushing (or after a failure) an item is taken all the same and
+   * freed by the drop that ends the flush (or the stream), not here: the
+   * results thread may be handing it the job of a batch it launches. */
+  GstFlowReturn ret = GST_FLOW_OK;
   if (!g_atomic_int_get (&q->accepting)) {
     g_mutex_lock (&q->lock);
-    gboolean flushing = q->flushing;
+    if (q->flushing)
+      ret = GST_FLOW_FLUSHING;
     g_mutex_unlock (&q->lock);
-    if (flushing) {
-      q->funcs.free (item);
-      return GST_FLOW_FLUSHING;
-    }
   }
   Entry *e = g_new0 (Entry, 1);
   e->item = item;
@@ -334,11 +335,11 @@ gst_cuda_reduce_queue_push (
   }
   /* Started on the first item and again after a flush or an error paused
    * it (a task pauses itself only when items are refused anyway). */
-  if (!g_atomic_int_get (&q->task_started)) {
+  if (ret == GST_FLOW_OK && !g_atomic_int_get (&q->task_started)) {
     g_atomic_int_set (&q->task_started, 1);
     gst_pad_start_task (q->pad, push_loop, q, NULL);
   }
-  return GST_FLOW_OK;
+  return ret;
 }
 
 void

@@ -107,9 +107,10 @@ gboolean gst_cuda_reduce_queue_has_room (GstCudaReduceQueue *queue);
 GstFlowReturn gst_cuda_reduce_queue_wait_for_room (
     GstCudaReduceQueue *queue, gboolean joins);
 
-/* Hands @item on (starting the source pad's task if needed), or frees it
- * when flushing. @cost: the launches it adds, 0 or 1. @duration: of the
- * buffer it holds, for latency; may be NONE. */
+/* Hands @item on (starting the source pad's task if needed). While
+ * flushing it returns FLUSHING, and the drop that ends the flush frees
+ * @item. @cost: the launches it adds, 0 or 1. @duration: of the buffer it
+ * holds, for latency; may be NONE. */
 GstFlowReturn gst_cuda_reduce_queue_push (GstCudaReduceQueue *queue,
     gpointer item, guint cost, GstClockTime duration);
 
