@@ -60,6 +60,7 @@
 
 #include "gstcudareduce.h"
 
+#include "gstcudareduce-batches.h"
 #include "gstcudareduce-caps.h"
 #include "gstcudareduce-error.h"
 #include "gstcudareduce-memory.h"
@@ -147,18 +148,8 @@ struct _GstCudaReduce {
   GstCudaReduceWindow window;
   GArray *slices; /* GstCudaReduceSlice, reused for each buffer */
 
-  /* Small buffers' reductions gathered for the next batch. The lock
-   * guards them and every submission, which both the streaming thread and
-   * the results thread make. Launches, which take microseconds, also hold
-   * launch_lock, taken under lock: the results thread lets go of lock while
-   * it launches, so that the streaming thread gathers meanwhile, and the
-   * launches keep their order. */
-  struct {
-    GMutex lock;
-    GMutex launch_lock;
-    CrReducer *reducer; /* whose batch is open, or NULL */
-    GPtrArray *pendings; /* GstCudaReducePending with reductions in it */
-  } gather;
+  /* Submissions, and small buffers gathered for the next batch. */
+  GstCudaReduceBatches batches;
 
   /* Buffers in flight, finished by the source pad's task. */
   GstCudaReduceQueue queue;
@@ -367,107 +358,6 @@ current_monoid (GstCudaReduce *self, GError **error)
   return m;
 }
 
-/* Batches
- *
- * The streaming thread gathers a small buffer's reductions rather than
- * launching them (a launch costs it more than the whole rest of the
- * buffer's work), and the results thread launches them when it reaches
- * the oldest of them: everything before has completed, so the GPU is idle.
- * A lone buffer on an idle GPU is therefore launched as soon as the
- * results thread wakes, and buffers that arrive while the GPU is busy
- * share the next launch, which grows with the rate they arrive at. The
- * streaming thread launches only a batch that is full, or before a
- * reduction that cannot join it. */
-
-/* Hands @job, launched (or NULL: not), to the reductions of @pendings
- * waiting for it. Posts the error on failure. */
-static gboolean
-hand_out_job (
-    GstCudaReduce *self, GPtrArray *pendings, CrJob *job, const GError *error)
-{
-  for (guint k = 0; k < pendings->len; k++) {
-    GstCudaReducePending *p = g_ptr_array_index (pendings, k);
-    for (guint j = 0; j < p->reductions->len; j++) {
-      GstCudaReduceReduction *r =
-          &g_array_index (p->reductions, GstCudaReduceReduction, j);
-      if (r->job == NULL && job)
-        r->job = cr_job_ref (job);
-    }
-    /* After the jobs: the results thread reads them once this is clear. */
-    g_atomic_int_set (&p->gathered, FALSE);
-  }
-  if (job == NULL) {
-    gst_cuda_reduce_queue_fail (&self->queue);
-    gst_cuda_reduce_post_error (self, error, NULL);
-    return FALSE;
-  }
-  return TRUE;
-}
-
-/* Seals the open batch, under gather.lock, and launches it, which lets go
- * of gather.lock during the launch when @unlock (the lock is not held on
- * return then). Posts the error on failure. */
-static gboolean
-launch_gathered_full (GstCudaReduce *self, gboolean unlock)
-{
-  g_autoptr (GError) error = NULL;
-  CrReducer *reducer = g_steal_pointer (&self->gather.reducer);
-
-  if (reducer == NULL) {
-    if (unlock)
-      g_mutex_unlock (&self->gather.lock);
-    return TRUE;
-  }
-  GST_LOG_OBJECT (self, "launching a batch of %u reductions",
-      cr_reducer_n_gathered (reducer));
-  CrJob *job = cr_reducer_seal_gathered (reducer);
-  g_autoptr (GPtrArray) pendings = g_steal_pointer (&self->gather.pendings);
-  self->gather.pendings = g_ptr_array_new ();
-  g_mutex_lock (&self->gather.launch_lock);
-  if (unlock)
-    g_mutex_unlock (&self->gather.lock);
-  if (!cr_job_launch (job, &error))
-    g_clear_pointer (&job, cr_job_unref);
-  g_mutex_unlock (&self->gather.launch_lock);
-  gboolean ok = hand_out_job (self, pendings, job, error);
-  if (job)
-    cr_job_unref (job);
-  return ok;
-}
-
-/* Launches the open batch and hands its job to the reductions waiting for
- * it. Under gather.lock. Posts the error on failure. */
-static gboolean
-launch_gathered (GstCudaReduce *self)
-{
-  return launch_gathered_full (self, FALSE);
-}
-
-/* Forgets the open batch (a flush, stopping, or a failed submission):
- * its buffers are dropped with the queue, or complete with an error.
- * Under gather.lock. */
-static void
-drop_gathered_locked (GstCudaReduce *self)
-{
-  if (self->gather.reducer)
-    cr_reducer_drop_gathered (self->gather.reducer);
-  self->gather.reducer = NULL;
-  for (guint k = 0; k < self->gather.pendings->len; k++)
-    g_atomic_int_set (
-        &((GstCudaReducePending *)g_ptr_array_index (self->gather.pendings, k))
-             ->gathered,
-        FALSE);
-  g_ptr_array_set_size (self->gather.pendings, 0);
-}
-
-static void
-drop_gathered (GstCudaReduce *self)
-{
-  g_mutex_lock (&self->gather.lock);
-  drop_gathered_locked (self);
-  g_mutex_unlock (&self->gather.lock);
-}
-
 /* Before each buffer: follow a change of the monoid's properties. */
 static gboolean
 follow_monoid (GstCudaReduce *self)
@@ -481,10 +371,7 @@ follow_monoid (GstCudaReduce *self)
   }
   if (monoid == self->programs.active_monoid)
     return TRUE;
-  g_mutex_lock (&self->gather.lock);
-  gboolean launched = launch_gathered (self);
-  g_mutex_unlock (&self->gather.lock);
-  if (!launched)
+  if (!gst_cuda_reduce_batches_launch (&self->batches))
     return FALSE;
   return gst_cuda_reduce_programs_use (&self->programs, GST_ELEMENT (self),
       monoid, self->caps.format.type,
@@ -547,7 +434,7 @@ gst_cuda_reduce_stop (GstBaseTransform *trans)
   GstCudaReduce *self = GST_CUDA_REDUCE (trans);
 
   /* The source pad's task stopped when the pad was deactivated. */
-  drop_gathered (self);
+  gst_cuda_reduce_batches_drop (&self->batches);
   gst_cuda_reduce_queue_stop (&self->queue);
   gst_cuda_reduce_window_reset (&self->window);
   self->caps.known = FALSE;
@@ -638,8 +525,10 @@ gst_cuda_reduce_set_caps (
 /* Buffers
  *
  * The streaming thread maps each buffer, cuts it into slices (one, or
- * where intervals end), submits a job per slice on the device's stream,
- * and queues the buffer; the source pad's task finishes them in order. */
+ * where intervals end), submits or gathers a reduction per slice
+ * (gstcudareduce-batches.c) and queues the buffer; the results thread
+ * completes them in order and the source pad's task pushes them
+ * (gstcudareduce-queue.c). */
 
 static GstClockTime
 buffer_duration (GstCudaReduce *self, GstBuffer *buf, gsize bytes)
@@ -666,94 +555,6 @@ pending_new (GstCudaReduce *self, GstBuffer *buf)
       cr_reducer_channels (active->reducer),
       self->running_per_channel ? self->caps.format.components : 1,
       self->running_per_channel, self->window.length > 0);
-}
-
-/* Submits the reduction of @slice of @region, or gathers it for a batch
- * (@gather). Under gather.lock. Posts the error on failure. Sets
- * *@launches when it started a launch (or a batch). */
-static gboolean
-submit_slice (GstCudaReduce *self, GstCudaReducePending *p,
-    const CrHostRegion *region, const GstCudaReduceSlice *slice,
-    const guint8 *ctx, gboolean gather, gboolean *launches)
-{
-  const GstSegment *segment = &GST_BASE_TRANSFORM (self)->segment;
-  CrReducer *reducer = self->programs.active->reducer;
-  CrHostRegion part = *region;
-  g_autoptr (GError) error = NULL;
-
-  if (!slice->whole) {
-    part.data += slice->offset;
-    part.row_bytes = part.stride = slice->size;
-    if (part.device)
-      part.device += slice->offset;
-  }
-  GstCudaReduceReduction r = {
-    .emit = slice->emit,
-    .timestamp = slice->timestamp,
-    .duration = slice->duration,
-  };
-  if (slice->emit) {
-    r.stream_time =
-        gst_segment_to_stream_time (segment, GST_FORMAT_TIME, slice->timestamp);
-    r.running_time = gst_segment_to_running_time (
-        segment, GST_FORMAT_TIME, slice->timestamp);
-  }
-
-  if (!gather) {
-    g_mutex_lock (&self->gather.launch_lock);
-    r.job = cr_reducer_submit (reducer, &part, ctx, &slice->options, &error);
-    g_mutex_unlock (&self->gather.launch_lock);
-    *launches = TRUE;
-  } else {
-    gboolean gathered = cr_reducer_gather (
-        reducer, &part, ctx, &slice->options, &r.result, &error);
-    /* Full, or of another context: launch it and start the next. */
-    if (!gathered && error == NULL && launch_gathered (self))
-      gathered = cr_reducer_gather (
-          reducer, &part, ctx, &slice->options, &r.result, &error);
-    if (!gathered && error == NULL)
-      return FALSE; /* the launch posted its error */
-    if (gathered) {
-      if (self->gather.reducer == NULL)
-        *launches = TRUE;
-      self->gather.reducer = reducer;
-      if (!p->gathered) {
-        g_atomic_int_set (&p->gathered, TRUE);
-        g_ptr_array_add (self->gather.pendings, p);
-      }
-    }
-  }
-  if (error) {
-    gst_cuda_reduce_post_error (self, error, NULL);
-    return FALSE;
-  }
-  g_array_append_val (p->reductions, r);
-  return TRUE;
-}
-
-/* Submits or gathers every slice of @region; under gather.lock. */
-static gboolean
-submit_slices (GstCudaReduce *self, GstCudaReducePending *p,
-    const CrHostRegion *region, const guint8 *ctx, guint *cost)
-{
-  CrReducer *reducer = self->programs.active->reducer;
-  const gboolean gather = cr_reducer_can_gather (reducer, region);
-  gboolean launches = FALSE;
-
-  /* One batch open at a time, launched before anything that cannot join
-   * it, so that launches keep the order of the stream (the state an
-   * interval carries passes through them in that order). */
-  if (self->gather.reducer && (!gather || self->gather.reducer != reducer)
-      && !launch_gathered (self))
-    return FALSE;
-  for (guint k = 0; k < self->slices->len; k++) {
-    if (!submit_slice (self, p, region,
-            &g_array_index (self->slices, GstCudaReduceSlice, k), ctx, gather,
-            &launches))
-      return FALSE;
-  }
-  *cost = launches ? 1 : 0;
-  return TRUE;
 }
 
 /* Maps @buf and submits its reduction; posts the error on failure. Takes
@@ -802,13 +603,9 @@ submit_buffer (GstCudaReduce *self, GstBuffer *buf, guint *cost)
   }
   g_array_set_size (self->slices, 0);
   gst_cuda_reduce_window_cut (&self->window, &input, self->slices);
-  g_mutex_lock (&self->gather.lock);
-  gboolean ok = submit_slices (self, p, &region, ctx, cost);
-  /* Its gathered reductions read its memory: never launch them. */
-  if (!ok && p->gathered)
-    drop_gathered_locked (self);
-  g_mutex_unlock (&self->gather.lock);
-  if (!ok) {
+  if (!gst_cuda_reduce_batches_submit (&self->batches,
+          self->programs.active->reducer, p, &region, self->slices, ctx,
+          &GST_BASE_TRANSFORM (self)->segment, cost)) {
     gst_cuda_reduce_window_reset (&self->window);
     gst_cuda_reduce_pending_free (p);
     return NULL;
@@ -831,13 +628,10 @@ submit_window_rest (GstCudaReduce *self, guint *cost)
   CrHostRegion empty = { .n_rows = 1 };
   g_array_set_size (self->slices, 0);
   g_array_append_val (self->slices, slice);
-  g_mutex_lock (&self->gather.lock);
-  gboolean ok =
-      submit_slices (self, p, &empty, self->programs.context.bytes, cost);
-  if (!ok && p->gathered)
-    drop_gathered_locked (self);
-  g_mutex_unlock (&self->gather.lock);
-  if (!ok) {
+  if (!gst_cuda_reduce_batches_submit (&self->batches,
+          self->programs.active->reducer, p, &empty, self->slices,
+          self->programs.context.bytes, &GST_BASE_TRANSFORM (self)->segment,
+          cost)) {
     gst_cuda_reduce_pending_free (p);
     return NULL;
   }
@@ -871,14 +665,7 @@ complete_pending (gpointer item, gboolean may_wait, gpointer data)
   if (g_atomic_int_get (&p->gathered)) {
     if (!may_wait)
       return GST_CUDA_REDUCE_QUEUE_WOULD_WAIT;
-    /* Launched while the streaming thread gathers the next batch. */
-    g_mutex_lock (&self->gather.lock);
-    gboolean launched = TRUE;
-    if (p->gathered)
-      launched = launch_gathered_full (self, TRUE);
-    else
-      g_mutex_unlock (&self->gather.lock);
-    if (!launched)
+    if (!gst_cuda_reduce_batches_launch_for (&self->batches, p))
       return GST_FLOW_ERROR;
   }
   for (guint k = 0; !may_wait && k < p->reductions->len; k++) {
@@ -907,20 +694,6 @@ static const GstCudaReduceQueueFuncs queue_funcs = {
   .free = (GDestroyNotify)gst_cuda_reduce_pending_free,
 };
 
-/* Whether a buffer of @size bytes would join the open batch, costing no
- * launch of its own. */
-static gboolean
-would_join (GstCudaReduce *self, gsize size)
-{
-  g_mutex_lock (&self->gather.lock);
-  gboolean joins = self->gather.reducer && self->programs.active
-      && self->gather.reducer == self->programs.active->reducer
-      && cr_reducer_n_gathered (self->gather.reducer) < CR_BATCH_MAX
-      && size <= CR_GATHER_MAX_BYTES;
-  g_mutex_unlock (&self->gather.lock);
-  return joins;
-}
-
 static GstFlowReturn
 gst_cuda_reduce_submit_input_buffer (
     GstBaseTransform *trans, gboolean is_discont, GstBuffer *buf)
@@ -941,8 +714,10 @@ gst_cuda_reduce_submit_input_buffer (
   }
 
   if (!gst_cuda_reduce_queue_has_room (&self->queue)) {
-    ret = gst_cuda_reduce_queue_wait_for_room (
-        &self->queue, would_join (self, gst_buffer_get_size (buf)));
+    ret = gst_cuda_reduce_queue_wait_for_room (&self->queue,
+        self->programs.active
+            && gst_cuda_reduce_batches_would_join (&self->batches,
+                self->programs.active->reducer, gst_buffer_get_size (buf)));
     if (ret != GST_FLOW_OK) {
       gst_buffer_unref (buf);
       return ret;
@@ -987,7 +762,7 @@ gst_cuda_reduce_sink_event (GstBaseTransform *trans, GstEvent *event)
       gst_pad_pause_task (GST_BASE_TRANSFORM_SRC_PAD (trans));
       return ret;
     case GST_EVENT_FLUSH_STOP:
-      drop_gathered (self);
+      gst_cuda_reduce_batches_drop (&self->batches);
       gst_cuda_reduce_queue_flush_stop (&self->queue);
       gst_cuda_reduce_window_reset (&self->window);
       break;
@@ -1095,9 +870,7 @@ gst_cuda_reduce_finalize (GObject *object)
   g_clear_pointer (&self->parsed.monoid, cr_monoid_unref);
   gst_cuda_reduce_queue_clear (&self->queue);
   g_array_unref (self->slices);
-  g_ptr_array_unref (self->gather.pendings);
-  g_mutex_clear (&self->gather.lock);
-  g_mutex_clear (&self->gather.launch_lock);
+  gst_cuda_reduce_batches_clear (&self->batches);
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
 
@@ -1115,9 +888,8 @@ gst_cuda_reduce_init (GstCudaReduce *self)
   self->per_channel = DEFAULT_PER_CHANNEL;
   self->interval = DEFAULT_INTERVAL;
   self->slices = g_array_new (FALSE, TRUE, sizeof (GstCudaReduceSlice));
-  g_mutex_init (&self->gather.lock);
-  g_mutex_init (&self->gather.launch_lock);
-  self->gather.pendings = g_ptr_array_new ();
+  gst_cuda_reduce_batches_init (
+      &self->batches, GST_ELEMENT (self), &self->queue);
   gst_cuda_reduce_queue_init (&self->queue, srcpad, &queue_funcs, self);
   gst_base_transform_set_passthrough (GST_BASE_TRANSFORM (self), TRUE);
 

@@ -1,0 +1,241 @@
+/* gstcudareduce-batches.c: submitting reductions, and batches of small
+ * ones. */
+#include "gstcudareduce-batches.h"
+
+#include "gstcudareduce-error.h"
+
+GST_DEBUG_CATEGORY_EXTERN (gst_cuda_reduce_debug);
+#define GST_CAT_DEFAULT gst_cuda_reduce_debug
+
+void
+gst_cuda_reduce_batches_init (
+    GstCudaReduceBatches *b, GstElement *element, GstCudaReduceQueue *queue)
+{
+  b->element = element;
+  b->queue = queue;
+  g_mutex_init (&b->lock);
+  g_mutex_init (&b->launch_lock);
+  b->reducer = NULL;
+  b->pendings = g_ptr_array_new ();
+}
+
+void
+gst_cuda_reduce_batches_clear (GstCudaReduceBatches *b)
+{
+  g_ptr_array_unref (b->pendings);
+  g_mutex_clear (&b->lock);
+  g_mutex_clear (&b->launch_lock);
+}
+
+/* Hands @job, launched (or NULL: not), to the reductions of @pendings
+ * waiting for it. Posts the error on failure. */
+static gboolean
+hand_out_job (GstCudaReduceBatches *b, GPtrArray *pendings, CrJob *job,
+    const GError *error)
+{
+  for (guint k = 0; k < pendings->len; k++) {
+    GstCudaReducePending *p = g_ptr_array_index (pendings, k);
+    for (guint j = 0; j < p->reductions->len; j++) {
+      GstCudaReduceReduction *r =
+          &g_array_index (p->reductions, GstCudaReduceReduction, j);
+      if (r->job == NULL && job)
+        r->job = cr_job_ref (job);
+    }
+    /* After the jobs: the results thread reads them once this is clear. */
+    g_atomic_int_set (&p->gathered, FALSE);
+  }
+  if (job == NULL) {
+    gst_cuda_reduce_queue_fail (b->queue);
+    gst_cuda_reduce_post_error (b->element, error, NULL);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+/* Seals the open batch, under lock, and launches it, which lets go of
+ * lock during the launch when @unlock (the lock is not held on return
+ * then). Posts the error on failure. */
+static gboolean
+launch_full (GstCudaReduceBatches *b, gboolean unlock)
+{
+  g_autoptr (GError) error = NULL;
+  CrReducer *reducer = g_steal_pointer (&b->reducer);
+
+  if (reducer == NULL) {
+    if (unlock)
+      g_mutex_unlock (&b->lock);
+    return TRUE;
+  }
+  GST_LOG_OBJECT (b->element, "launching a batch of %u reductions",
+      cr_reducer_n_gathered (reducer));
+  CrJob *job = cr_reducer_seal_gathered (reducer);
+  g_autoptr (GPtrArray) pendings = g_steal_pointer (&b->pendings);
+  b->pendings = g_ptr_array_new ();
+  g_mutex_lock (&b->launch_lock);
+  if (unlock)
+    g_mutex_unlock (&b->lock);
+  if (!cr_job_launch (job, &error))
+    g_clear_pointer (&job, cr_job_unref);
+  g_mutex_unlock (&b->launch_lock);
+  gboolean ok = hand_out_job (b, pendings, job, error);
+  if (job)
+    cr_job_unref (job);
+  return ok;
+}
+
+/* Under lock. */
+static void
+drop_locked (GstCudaReduceBatches *b)
+{
+  if (b->reducer)
+    cr_reducer_drop_gathered (b->reducer);
+  b->reducer = NULL;
+  for (guint k = 0; k < b->pendings->len; k++)
+    g_atomic_int_set (
+        &((GstCudaReducePending *)g_ptr_array_index (b->pendings, k))->gathered,
+        FALSE);
+  g_ptr_array_set_size (b->pendings, 0);
+}
+
+/* Submits the reduction of @slice of @region, or gathers it for a batch
+ * (@gather). Under lock. Posts the error on failure. Sets *@launches when
+ * it started a launch (or a batch). */
+static gboolean
+submit_slice (GstCudaReduceBatches *b, CrReducer *reducer,
+    GstCudaReducePending *p, const CrHostRegion *region,
+    const GstCudaReduceSlice *slice, const guint8 *ctx,
+    const GstSegment *segment, gboolean gather, gboolean *launches)
+{
+  CrHostRegion part = *region;
+  g_autoptr (GError) error = NULL;
+
+  if (!slice->whole) {
+    part.data += slice->offset;
+    part.row_bytes = part.stride = slice->size;
+    if (part.device)
+      part.device += slice->offset;
+  }
+  GstCudaReduceReduction r = {
+    .emit = slice->emit,
+    .timestamp = slice->timestamp,
+    .duration = slice->duration,
+  };
+  if (slice->emit) {
+    r.stream_time =
+        gst_segment_to_stream_time (segment, GST_FORMAT_TIME, slice->timestamp);
+    r.running_time = gst_segment_to_running_time (
+        segment, GST_FORMAT_TIME, slice->timestamp);
+  }
+
+  if (!gather) {
+    g_mutex_lock (&b->launch_lock);
+    r.job = cr_reducer_submit (reducer, &part, ctx, &slice->options, &error);
+    g_mutex_unlock (&b->launch_lock);
+    *launches = TRUE;
+  } else {
+    gboolean gathered = cr_reducer_gather (
+        reducer, &part, ctx, &slice->options, &r.result, &error);
+    /* Full, or of another context: launch it and start the next. */
+    if (!gathered && error == NULL && launch_full (b, FALSE))
+      gathered = cr_reducer_gather (
+          reducer, &part, ctx, &slice->options, &r.result, &error);
+    if (!gathered && error == NULL)
+      return FALSE; /* the launch posted its error */
+    if (gathered) {
+      if (b->reducer == NULL)
+        *launches = TRUE;
+      b->reducer = reducer;
+      if (!p->gathered) {
+        g_atomic_int_set (&p->gathered, TRUE);
+        g_ptr_array_add (b->pendings, p);
+      }
+    }
+  }
+  if (error) {
+    gst_cuda_reduce_post_error (b->element, error, NULL);
+    return FALSE;
+  }
+  g_array_append_val (p->reductions, r);
+  return TRUE;
+}
+
+/* Under lock. */
+static gboolean
+submit_locked (GstCudaReduceBatches *b, CrReducer *reducer,
+    GstCudaReducePending *p, const CrHostRegion *region, GArray *slices,
+    const guint8 *ctx, const GstSegment *segment, guint *cost)
+{
+  const gboolean gather = cr_reducer_can_gather (reducer, region);
+  gboolean launches = FALSE;
+
+  /* One batch open at a time, launched before anything that cannot join
+   * it, so that launches keep the order of the stream (the state an
+   * interval carries passes through them in that order). */
+  if (b->reducer && (!gather || b->reducer != reducer)
+      && !launch_full (b, FALSE))
+    return FALSE;
+  for (guint k = 0; k < slices->len; k++) {
+    if (!submit_slice (b, reducer, p, region,
+            &g_array_index (slices, GstCudaReduceSlice, k), ctx, segment,
+            gather, &launches))
+      return FALSE;
+  }
+  *cost = launches ? 1 : 0;
+  return TRUE;
+}
+
+gboolean
+gst_cuda_reduce_batches_submit (GstCudaReduceBatches *b, CrReducer *reducer,
+    GstCudaReducePending *p, const CrHostRegion *region, GArray *slices,
+    const guint8 *ctx, const GstSegment *segment, guint *cost)
+{
+  g_mutex_lock (&b->lock);
+  gboolean ok =
+      submit_locked (b, reducer, p, region, slices, ctx, segment, cost);
+  /* Its gathered reductions read its memory: never launch them. */
+  if (!ok && p->gathered)
+    drop_locked (b);
+  g_mutex_unlock (&b->lock);
+  return ok;
+}
+
+gboolean
+gst_cuda_reduce_batches_would_join (
+    GstCudaReduceBatches *b, const CrReducer *reducer, gsize size)
+{
+  g_mutex_lock (&b->lock);
+  gboolean joins = b->reducer && b->reducer == reducer
+      && cr_reducer_n_gathered (b->reducer) < CR_BATCH_MAX
+      && size <= CR_GATHER_MAX_BYTES;
+  g_mutex_unlock (&b->lock);
+  return joins;
+}
+
+gboolean
+gst_cuda_reduce_batches_launch (GstCudaReduceBatches *b)
+{
+  g_mutex_lock (&b->lock);
+  gboolean ok = launch_full (b, FALSE);
+  g_mutex_unlock (&b->lock);
+  return ok;
+}
+
+gboolean
+gst_cuda_reduce_batches_launch_for (
+    GstCudaReduceBatches *b, GstCudaReducePending *p)
+{
+  /* Launched while the streaming thread gathers the next batch. */
+  g_mutex_lock (&b->lock);
+  if (p->gathered)
+    return launch_full (b, TRUE);
+  g_mutex_unlock (&b->lock);
+  return TRUE;
+}
+
+void
+gst_cuda_reduce_batches_drop (GstCudaReduceBatches *b)
+{
+  g_mutex_lock (&b->lock);
+  drop_locked (b);
+  g_mutex_unlock (&b->lock);
+}

@@ -1,0 +1,67 @@
+/* gstcudareduce-batches.h: submitting each buffer's reductions, and the
+ * batch that small ones gather into.
+ *
+ * The streaming thread gathers a small buffer's reductions rather than
+ * launching them (a launch costs it more than the whole rest of the
+ * buffer's work), and the results thread launches them when it reaches
+ * the oldest of them: everything before has completed, so the GPU is
+ * idle. A lone buffer on an idle GPU is therefore launched as soon as the
+ * results thread wakes, and buffers that arrive while the GPU is busy
+ * share the next launch, which grows with the rate they arrive at. The
+ * streaming thread launches only a batch that is full, or before a
+ * reduction that cannot join it.
+ *
+ * lock guards the open batch and every submission, which both threads
+ * make. Launches, which take microseconds, also hold launch_lock, taken
+ * under lock: the results thread lets go of lock while it launches, so
+ * that the streaming thread gathers meanwhile, and the launches keep
+ * their order. */
+#pragma once
+
+#include "gstcudareduce-pending.h"
+#include "gstcudareduce-queue.h"
+#include "gstcudareduce-window.h"
+
+G_BEGIN_DECLS
+
+typedef struct {
+  GstElement *element; /* whose errors are posted */
+  GstCudaReduceQueue *queue; /* refuses buffers after a failed launch */
+  GMutex lock;
+  GMutex launch_lock;
+  CrReducer *reducer; /* whose batch is open, or NULL */
+  GPtrArray *pendings; /* GstCudaReducePending with reductions in it */
+} GstCudaReduceBatches;
+
+void gst_cuda_reduce_batches_init (GstCudaReduceBatches *batches,
+    GstElement *element, GstCudaReduceQueue *queue);
+void gst_cuda_reduce_batches_clear (GstCudaReduceBatches *batches);
+
+/* The streaming thread: submits, or gathers into the open batch, the
+ * reduction of each of @slices (GstCudaReduceSlice) of @region for @p,
+ * on @reducer with context @ctx; @segment gives the results' stream and
+ * running times. Sets *@cost to the launches it started (0 or 1). Posts
+ * the error on failure, and then forgets the open batch if @p is in it. */
+gboolean gst_cuda_reduce_batches_submit (GstCudaReduceBatches *batches,
+    CrReducer *reducer, GstCudaReducePending *p, const CrHostRegion *region,
+    GArray *slices, const guint8 *ctx, const GstSegment *segment, guint *cost);
+
+/* Whether a buffer of @size bytes for @reducer would join the open batch,
+ * costing no launch of its own. */
+gboolean gst_cuda_reduce_batches_would_join (
+    GstCudaReduceBatches *batches, const CrReducer *reducer, gsize size);
+
+/* Launches the open batch, if any (before a change of monoid). Posts the
+ * error on failure. */
+gboolean gst_cuda_reduce_batches_launch (GstCudaReduceBatches *batches);
+
+/* The results thread: launches the batch @p waits for, unless someone
+ * has. Posts the error on failure. */
+gboolean gst_cuda_reduce_batches_launch_for (
+    GstCudaReduceBatches *batches, GstCudaReducePending *p);
+
+/* Forgets the open batch (a flush, stopping): its buffers are dropped
+ * with the queue, or complete with an error. */
+void gst_cuda_reduce_batches_drop (GstCudaReduceBatches *batches);
+
+G_END_DECLS
