@@ -191,8 +191,9 @@ gst_cuda_reduce_queue_start (GstCudaReduceQueue *q, guint depth)
   q->last_duration = q->pushed_duration = GST_CLOCK_TIME_NONE;
   q->quit = FALSE;
   g_mutex_unlock (&q->lock);
+  /* Thread names are 15 bytes at most on Linux; a longer one is not set. */
   if (q->results_thread == NULL)
-    q->results_thread = g_thread_new ("cudareduce-results", results_loop, q);
+    q->results_thread = g_thread_new ("cudareduce-res", results_loop, q);
 }
 
 void

@@ -13,8 +13,9 @@
 #       stereo ! cudareduce monoid=sumsq [post-messages=false] ! fakesink
 #
 # on the profiled build and prints each thread's CPU use over one second of
-# the run (from /proc; the results thread keeps its creator's name,
-# gst-launch-1.0, and is the one that is busy) and the timers.
+# the run (from /proc; the results thread is cudareduce-res, and in the
+# profiles of 2026-12-01, taken before it had that name, the second
+# gst-launch-1.0) and the timers.
 set -u
 source .gpu/env.sh
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
