@@ -325,6 +325,22 @@ queue_finish (GstCudaReduceQueue *q, GstPad *pad)
   gst_object_unref (pad);
 }
 
+/* Items @first to @last, each its own launch. */
+static void
+push_items (GstCudaReduceQueue *q, guint first, guint last)
+{
+  for (guint k = first; k <= last; k++)
+    gst_cuda_reduce_queue_push (q, GUINT_TO_POINTER (k), 1, 10);
+}
+
+/* Up to a second for @a to hold @n items. */
+static void
+wait_for_count (Fake *f, GArray *a, guint n)
+{
+  for (guint k = 0; k < 1000 && fake_count (f, a) < n; k++)
+    g_usleep (1000);
+}
+
 GST_START_TEST (test_queue_in_order)
 {
   enum { N = 5000 };
@@ -422,10 +438,8 @@ GST_START_TEST (test_queue_hands_on_before_waiting)
   f.gate_from = 3;
   queue_start (&q, pad, &f, 64);
   fake_gate (&f, FALSE);
-  for (guint k = 1; k <= 5; k++)
-    gst_cuda_reduce_queue_push (&q, GUINT_TO_POINTER (k), 1, 10);
-  for (guint n = 0; n < 1000 && fake_count (&f, f.pushed) < 2; n++)
-    g_usleep (1000);
+  push_items (&q, 1, 5);
+  wait_for_count (&f, f.pushed, 2);
   g_usleep (20000);
   fail_unless_equals_int (fake_count (&f, f.pushed), 2);
   fail_unless_equals_int (fake_count (&f, f.completed), 2);
@@ -504,10 +518,8 @@ GST_START_TEST (test_queue_flush_during_a_run)
   f.gate_from = 3;
   queue_start (&q, pad, &f, 64);
   fake_gate (&f, FALSE);
-  for (guint k = 1; k <= 10; k++)
-    gst_cuda_reduce_queue_push (&q, GUINT_TO_POINTER (k), 1, 10);
-  for (guint n = 0; n < 1000 && fake_count (&f, f.pushed) < 2; n++)
-    g_usleep (1000);
+  push_items (&q, 1, 10);
+  wait_for_count (&f, f.pushed, 2);
   fail_unless_equals_int (fake_count (&f, f.pushed), 2);
 
   gst_cuda_reduce_queue_flush_start (&q);
@@ -541,8 +553,7 @@ GST_START_TEST (test_queue_flush_drops)
   fake_init (&f);
   queue_start (&q, pad, &f, 64);
   fake_gate (&f, FALSE);
-  for (guint k = 1; k <= 10; k++)
-    gst_cuda_reduce_queue_push (&q, GUINT_TO_POINTER (k), 1, 10);
+  push_items (&q, 1, 10);
   gst_cuda_reduce_queue_flush_start (&q);
   fail_unless_equals_int (
       gst_cuda_reduce_queue_wait_for_room (&q, FALSE), GST_FLOW_FLUSHING);
@@ -576,16 +587,14 @@ GST_START_TEST (test_queue_stops_at_a_failure)
   f.fail_at = 4;
   queue_start (&q, pad, &f, 64);
   fake_gate (&f, FALSE);
-  for (guint k = 1; k <= 8; k++)
-    gst_cuda_reduce_queue_push (&q, GUINT_TO_POINTER (k), 1, 10);
+  push_items (&q, 1, 8);
   fake_gate (&f, TRUE);
   gst_cuda_reduce_queue_drain (&q);
   fail_unless_equals_int (
       gst_cuda_reduce_queue_wait_for_room (&q, FALSE), GST_FLOW_ERROR);
   fail_unless_equals_int (fake_count (&f, f.completed), 4);
   /* 1 to 3 pushed; 4 handed to push with its error. */
-  for (guint n = 0; n < 100 && fake_count (&f, f.pushed) < 4; n++)
-    g_usleep (1000);
+  wait_for_count (&f, f.pushed, 4);
   fail_unless_equals_int (fake_count (&f, f.pushed), 4);
   queue_finish (&q, pad);
   fail_unless_equals_int (f.freed->len, 4);
@@ -605,8 +614,7 @@ GST_START_TEST (test_queue_restarts_after_a_failure)
   fake_init (&f);
   f.fail_at = 2;
   queue_start (&q, pad, &f, 64);
-  for (guint k = 1; k <= 3; k++)
-    gst_cuda_reduce_queue_push (&q, GUINT_TO_POINTER (k), 1, 10);
+  push_items (&q, 1, 3);
   gst_cuda_reduce_queue_drain (&q);
   fail_if (gst_cuda_reduce_queue_has_room (&q));
   fail_unless_equals_int (
