@@ -238,8 +238,8 @@ GstFlowReturn
 gst_cuda_reduce_queue_wait_for_room (GstCudaReduceQueue *q, gboolean joins)
 {
   /* Without the lock while there is room, which is nearly always. */
-  if (g_atomic_int_get (&q->accepting)
-      && (joins || g_atomic_int_get (&q->in_flight) < (gint)q->depth))
+  if (joins ? g_atomic_int_get (&q->accepting)
+            : gst_cuda_reduce_queue_has_room (q))
     return GST_FLOW_OK;
   g_mutex_lock (&q->lock);
   while (!q->flushing && q->flow == GST_FLOW_OK && !joins
