@@ -221,7 +221,7 @@ cr_monoid_new (const CrMonoidText *text, const gchar *origin, GError **error)
 
   /* Results become fields of the bus message beside these. */
   static const gchar *const message_fields[] = { "timestamp", "duration",
-    "monoid", "count", NULL };
+    "monoid", "count", "channels", "counts", NULL };
   GArray *results =
       text->finalize && !is_blank (text->finalize) ? m->output : m->accumulator;
   for (guint f = 0; f < results->len; f++) {

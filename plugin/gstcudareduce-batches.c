@@ -97,48 +97,61 @@ drop_locked (GstCudaReduceBatches *b)
   g_ptr_array_set_size (b->pendings, 0);
 }
 
-/* Submits the reduction of @slice of @region, or gathers it for a batch
- * (@gather). Under lock. Posts the error on failure. Sets *@launches when
- * it started a launch (or a batch). */
-static gboolean
-submit_slice (GstCudaReduceBatches *b, CrReducer *reducer,
-    GstCudaReducePending *p, const CrHostRegion *region,
-    const GstCudaReduceSlice *slice, const guint8 *ctx,
-    const GstSegment *segment, gboolean gather, gboolean *launches)
+/* What reducing part @k of @slice of a buffer continues. Video windows
+ * count frames: a frame's parts on one reducer continue each other, and
+ * each reducer's rows before are its own. */
+static CrSubmitOptions
+part_options (const GstCudaReduceLayout *layout, guint k,
+    const GstCudaReduceSlice *slice, gboolean has_data)
 {
-  CrHostRegion part = *region;
+  const GstCudaReducePart *part = &layout->parts[k];
+  CrSubmitOptions options = slice->options;
+
+  if (!layout->counts_frames)
+    return options;
+  options.rows_before = 0;
+  for (guint j = 0; j < layout->n_parts; j++)
+    if (layout->parts[j].reducer == part->reducer)
+      options.rows_before += slice->options.rows_before * layout->parts[j].rows;
+  for (guint j = 0; has_data && j < k; j++)
+    if (layout->parts[j].reducer == part->reducer) {
+      options.rows_before += layout->parts[j].rows;
+      options.carry = TRUE;
+    }
+  options.discard_result |= !part->keeps;
+  return options;
+}
+
+/* Submits one reduction, or gathers it for a batch. Under lock. Posts the
+ * error on failure. Sets *@launches when it started a launch (or a
+ * batch). */
+static gboolean
+submit_one (GstCudaReduceBatches *b, CrReducer *reducer,
+    GstCudaReducePending *p, const CrHostRegion *region, const guint8 *ctx,
+    const CrSubmitOptions *options, GstCudaReduceReduction *r,
+    gboolean *launches)
+{
+  const gboolean gather = cr_reducer_can_gather (reducer, region);
   g_autoptr (GError) error = NULL;
 
-  if (!slice->whole) {
-    part.data += slice->offset;
-    part.row_bytes = part.stride = slice->size;
-    if (part.device)
-      part.device += slice->offset;
-  }
-  GstCudaReduceReduction r = {
-    .emit = slice->emit,
-    .timestamp = slice->timestamp,
-    .duration = slice->duration,
-  };
-  if (slice->emit) {
-    r.stream_time =
-        gst_segment_to_stream_time (segment, GST_FORMAT_TIME, slice->timestamp);
-    r.running_time = gst_segment_to_running_time (
-        segment, GST_FORMAT_TIME, slice->timestamp);
-  }
-
+  /* One batch open at a time, launched before anything that cannot join
+   * it, so that launches keep the order of the stream (the state an
+   * interval carries passes through them in that order). */
+  if (b->reducer && (!gather || b->reducer != reducer)
+      && !launch_full (b, FALSE))
+    return FALSE;
   if (!gather) {
     g_mutex_lock (&b->launch_lock);
-    r.job = cr_reducer_submit (reducer, &part, ctx, &slice->options, &error);
+    r->job = cr_reducer_submit (reducer, region, ctx, options, &error);
     g_mutex_unlock (&b->launch_lock);
     *launches = TRUE;
   } else {
-    gboolean gathered = cr_reducer_gather (
-        reducer, &part, ctx, &slice->options, &r.result, &error);
+    gboolean gathered =
+        cr_reducer_gather (reducer, region, ctx, options, &r->result, &error);
     /* Full, or of another context: launch it and start the next. */
     if (!gathered && error == NULL && launch_full (b, FALSE))
-      gathered = cr_reducer_gather (
-          reducer, &part, ctx, &slice->options, &r.result, &error);
+      gathered =
+          cr_reducer_gather (reducer, region, ctx, options, &r->result, &error);
     if (!gathered && error == NULL)
       return FALSE; /* the launch posted its error */
     if (gathered) {
@@ -155,47 +168,73 @@ submit_slice (GstCudaReduceBatches *b, CrReducer *reducer,
     gst_cuda_reduce_post_error (b->element, error, NULL);
     return FALSE;
   }
-  g_array_append_val (p->reductions, r);
+  g_array_append_val (p->reductions, *r);
   return TRUE;
 }
 
-/* Under lock. */
+/* Submits each part of @slice. Under lock. */
 static gboolean
-submit_locked (GstCudaReduceBatches *b, CrReducer *reducer,
-    GstCudaReducePending *p, const CrHostRegion *region, GArray *slices,
-    const guint8 *ctx, const GstSegment *segment, guint *cost)
+submit_slice (GstCudaReduceBatches *b, CrReducer *const *reducers,
+    GstCudaReducePending *p, const CrHostRegion *regions,
+    const GstCudaReduceSlice *slice, const guint8 *ctx,
+    const GstSegment *segment, gboolean *launches)
 {
-  const gboolean gather = cr_reducer_can_gather (reducer, region);
-  gboolean launches = FALSE;
-
-  /* One batch open at a time, launched before anything that cannot join
-   * it, so that launches keep the order of the stream (the state an
-   * interval carries passes through them in that order). */
-  if (b->reducer && (!gather || b->reducer != reducer)
-      && !launch_full (b, FALSE))
-    return FALSE;
-  for (guint k = 0; k < slices->len; k++) {
-    if (!submit_slice (b, reducer, p, region,
-            &g_array_index (slices, GstCudaReduceSlice, k), ctx, segment,
-            gather, &launches))
+  const GstCudaReduceLayout *layout = p->layout;
+  GstCudaReduceReduction r = {
+    .timestamp = slice->timestamp,
+    .duration = slice->duration,
+  };
+  if (slice->emit) {
+    r.stream_time =
+        gst_segment_to_stream_time (segment, GST_FORMAT_TIME, slice->timestamp);
+    r.running_time = gst_segment_to_running_time (
+        segment, GST_FORMAT_TIME, slice->timestamp);
+  }
+  for (guint k = 0; k < layout->n_parts; k++) {
+    const GstCudaReducePart *part = &layout->parts[k];
+    CrHostRegion region = { .n_rows = 1 };
+    /* Without data (an interval's end) only the states are read. */
+    if (regions == NULL && !part->keeps)
+      continue;
+    if (regions)
+      region = regions[k];
+    if (regions && !slice->whole) {
+      region.data += slice->offset;
+      region.row_bytes = region.stride = slice->size;
+      if (region.device)
+        region.device += slice->offset;
+    }
+    CrSubmitOptions options = part_options (layout, k, slice, regions != NULL);
+    r.part = k;
+    r.keeps = !options.discard_result;
+    r.emit = slice->emit && k == layout->n_parts - 1;
+    r.job = NULL;
+    r.result = 0;
+    if (!submit_one (b, reducers[part->reducer], p, &region, ctx, &options, &r,
+            launches))
       return FALSE;
   }
-  *cost = launches ? 1 : 0;
   return TRUE;
 }
 
 gboolean
-gst_cuda_reduce_batches_submit (GstCudaReduceBatches *b, CrReducer *reducer,
-    GstCudaReducePending *p, const CrHostRegion *region, GArray *slices,
-    const guint8 *ctx, const GstSegment *segment, guint *cost)
+gst_cuda_reduce_batches_submit (GstCudaReduceBatches *b,
+    CrReducer *const *reducers, GstCudaReducePending *p,
+    const CrHostRegion *regions, GArray *slices, const guint8 *ctx,
+    const GstSegment *segment, guint *cost)
 {
+  gboolean ok = TRUE, launches = FALSE;
+
   g_mutex_lock (&b->lock);
-  gboolean ok =
-      submit_locked (b, reducer, p, region, slices, ctx, segment, cost);
+  for (guint k = 0; ok && k < slices->len; k++)
+    ok = submit_slice (b, reducers, p, regions,
+        &g_array_index (slices, GstCudaReduceSlice, k), ctx, segment,
+        &launches);
   /* Its gathered reductions read its memory: never launch them. */
   if (!ok && p->gathered)
     drop_locked (b);
   g_mutex_unlock (&b->lock);
+  *cost = launches ? 1 : 0;
   return ok;
 }
 

@@ -38,13 +38,16 @@ void gst_cuda_reduce_batches_init (GstCudaReduceBatches *batches,
 void gst_cuda_reduce_batches_clear (GstCudaReduceBatches *batches);
 
 /* The streaming thread: submits, or gathers into the open batch, the
- * reduction of each of @slices (GstCudaReduceSlice) of @region for @p,
- * on @reducer with context @ctx; @segment gives the results' stream and
- * running times. Sets *@cost to the launches it started (0 or 1). Posts
- * the error on failure, and then forgets the open batch if @p is in it. */
+ * reductions of each of @slices (GstCudaReduceSlice) for @p: one per part
+ * of p->layout, of @regions[part] on @reducers[part->reducer], with
+ * context @ctx. @regions NULL: no data, only the end of an interval.
+ * @segment gives the results' stream and running times. Sets *@cost to
+ * the launches it started (0 or 1). Posts the error on failure, and then
+ * forgets the open batch if @p is in it. */
 gboolean gst_cuda_reduce_batches_submit (GstCudaReduceBatches *batches,
-    CrReducer *reducer, GstCudaReducePending *p, const CrHostRegion *region,
-    GArray *slices, const guint8 *ctx, const GstSegment *segment, guint *cost);
+    CrReducer *const *reducers, GstCudaReducePending *p,
+    const CrHostRegion *regions, GArray *slices, const guint8 *ctx,
+    const GstSegment *segment, guint *cost);
 
 /* Whether a buffer of @size bytes for @reducer would join the open batch,
  * costing no launch of its own. */

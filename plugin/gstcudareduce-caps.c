@@ -1,6 +1,8 @@
 /* gstcudareduce-caps.c: mapping between caps and element types. */
 #include "gstcudareduce-caps.h"
 
+#include "gstcudareduce-layout.h"
+
 #include <gst/audio/audio.h>
 #include <string.h>
 
@@ -18,29 +20,20 @@ static const struct {
   { "F64LE", CR_TYPE_FLOAT64 },
 };
 
-/* Bytes per pixel of a packed RGB-family format (0 for others), and how
- * many of them are components rather than padding. */
-static guint
-rgb_channels (const gchar *format, guint *components)
+/* Whether @format is one of CR_VIDEO_FORMATS, the list the caps give. */
+static gboolean
+video_format_listed (const gchar *format)
 {
-  static const struct {
-    const gchar *name;
-    guint channels, components;
-  } rgb[] = {
-    { "RGBA", 4, 4 },
-    { "BGRA", 4, 4 },
-    { "RGBx", 4, 3 },
-    { "BGRx", 4, 3 },
-    { "RGB", 3, 3 },
-    { "BGR", 3, 3 },
-  };
-  for (guint k = 0; k < G_N_ELEMENTS (rgb); k++)
-    if (strcmp (rgb[k].name, format) == 0) {
-      if (components)
-        *components = rgb[k].components;
-      return rgb[k].channels;
-    }
-  return 0;
+  static GStrv listed;
+  if (g_once_init_enter (&listed)) {
+    g_autofree gchar *names =
+        g_strdelimit (g_strdup (CR_VIDEO_FORMATS), "{},", ' ');
+    g_once_init_leave (&listed, g_strsplit (names, " ", -1));
+  }
+  for (guint k = 0; listed[k]; k++)
+    if (listed[k][0] && strcmp (listed[k], format) == 0)
+      return TRUE;
+  return FALSE;
 }
 
 static CrType
@@ -53,12 +46,14 @@ type_for_format (const gchar *media, const gchar *format)
       if (strcmp (audio_formats[k].audio, format) == 0)
         return audio_formats[k].type;
   } else if (strcmp (media, "video/x-raw") == 0) {
-    if (strcmp (format, "GRAY8") == 0)
-      return CR_TYPE_UINT8;
-    if (strcmp (format, "GRAY16_LE") == 0)
-      return CR_TYPE_UINT16;
-    if (rgb_channels (format, NULL) > 0)
-      return CR_TYPE_UINT8;
+    /* Only formats of whole, little-endian samples: 8 bits, or 10 to 16
+     * in 16 (CR_VIDEO_FORMATS). */
+    const GstVideoFormatInfo *info =
+        gst_video_format_get_info (gst_video_format_from_string (format));
+    if (info == NULL || !video_format_listed (format))
+      return CR_TYPE_INVALID;
+    return GST_VIDEO_FORMAT_INFO_DEPTH (info, 0) > 8 ? CR_TYPE_UINT16
+                                                     : CR_TYPE_UINT8;
   } else if (strcmp (media, "other/tensors") == 0) {
     return cr_type_from_name (format);
   }
@@ -146,11 +141,11 @@ cr_input_format_from_caps (const GstCaps *caps, CrInputFormat *fmt)
     if (!gst_video_info_from_caps (&fmt->video, caps))
       return FALSE;
     fmt->frame_bytes = GST_VIDEO_INFO_SIZE (&fmt->video);
-    fmt->channels = fmt->components = 1;
-    guint bytes =
-        rgb_channels (gst_structure_get_string (s, "format"), &fmt->components);
-    if (bytes > 0)
-      fmt->channels = bytes;
+    /* The first plane's samples per pixel (4 for RGBx), and the
+     * components in all planes (3 for RGBx and for YUV). */
+    fmt->channels =
+        GST_VIDEO_INFO_COMP_PSTRIDE (&fmt->video, 0) / cr_type_size (fmt->type);
+    fmt->components = GST_VIDEO_INFO_N_COMPONENTS (&fmt->video);
     return TRUE;
   }
   fmt->family = CR_INPUT_TENSOR;
@@ -160,25 +155,29 @@ cr_input_format_from_caps (const GstCaps *caps, CrInputFormat *fmt)
   return TRUE;
 }
 
-/* The results per field for input @s with per-channel results, or 0 when
- * @s does not fix it. */
+/* The values per result field for input @s, or 0 when @s does not fix
+ * them. */
 static guint
-channels_of (const GstStructure *s)
+values_of (const GstStructure *s, gboolean per_channel, gint component)
 {
   GstCaps *caps = gst_caps_new_full (gst_structure_copy (s), NULL);
   CrInputFormat fmt;
-  guint channels = 0;
-  if (gst_caps_is_fixed (caps) && cr_input_format_from_caps (caps, &fmt))
-    channels = fmt.components;
+  guint values = 0;
+  if (!per_channel)
+    values = 1;
+  else if (gst_caps_is_fixed (caps) && cr_input_format_from_caps (caps, &fmt))
+    values = gst_cuda_reduce_layout_n_values (&fmt, per_channel, component);
+  else if (component >= 0)
+    values = 1;
   gst_caps_unref (caps);
-  return channels;
+  return values;
 }
 
 static GstStructure *
 tensor_structure (const GstStructure *input, const CrMonoid *monoid, CrType in,
-    gboolean per_channel)
+    gboolean per_channel, gint component)
 {
-  const guint channels = per_channel ? channels_of (input) : 1;
+  const guint channels = values_of (input, per_channel, component);
   GArray *fields = cr_monoid_result_fields (monoid);
   g_autoptr (GString) types = g_string_new (NULL);
   g_autoptr (GString) dims = g_string_new (NULL);
@@ -202,13 +201,14 @@ tensor_structure (const GstStructure *input, const CrMonoid *monoid, CrType in,
 }
 
 GstCaps *
-cr_tensor_caps_for_input (
-    const GstStructure *s, const CrMonoid *monoid, gboolean per_channel)
+cr_tensor_caps_for_input (const GstStructure *s, const CrMonoid *monoid,
+    gboolean per_channel, gint component)
 {
   GstCaps *caps = gst_caps_new_empty ();
   g_autoptr (GList) types = cr_caps_structure_types (s);
   for (GList *l = types; l; l = l->next)
     caps = gst_caps_merge_structure (caps,
-        tensor_structure (s, monoid, GPOINTER_TO_INT (l->data), per_channel));
+        tensor_structure (
+            s, monoid, GPOINTER_TO_INT (l->data), per_channel, component));
   return caps;
 }

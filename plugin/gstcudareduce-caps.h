@@ -9,8 +9,12 @@
 G_BEGIN_DECLS
 
 #define CR_AUDIO_FORMATS "{ S8, U8, S16LE, U16LE, S32LE, U32LE, F32LE, F64LE }"
+/* Formats of whole little-endian samples, in planes the GPU reads in
+ * place: gray, packed RGB, planar and semi-planar YUV. */
 #define CR_VIDEO_FORMATS \
-  "{ GRAY8, GRAY16_LE, RGBA, BGRA, RGBx, BGRx, RGB, BGR }"
+  "{ GRAY8, GRAY16_LE, RGBA, BGRA, RGBx, BGRx, RGB, BGR, I420, YV12, " \
+  "Y41B, Y42B, Y444, NV12, NV21, NV16, NV24, I420_10LE, I422_10LE, " \
+  "Y444_10LE, P010_10LE, P016_LE }"
 #define CR_TENSOR_TYPES \
   "{ (string) int8, (string) uint8, (string) int16, " \
   "(string) uint16, (string) int32, (string) uint32, (string) int64, " \
@@ -43,10 +47,12 @@ typedef struct {
   /* The size of one buffer when the caps fix it (video frames, tensors with
    * dimensions), else 0. */
   gsize frame_bytes;
-  /* Interleaved channels: audio channels, bytes of a packed RGB pixel (1
-   * for gray), a tensor's innermost dimension. */
+  /* Interleaved channels: audio channels, a tensor's innermost dimension,
+   * samples of a pixel in video's first plane (4 for RGBx, 1 for gray and
+   * YUV). */
   guint channels;
-  /* Of those, the ones that carry data (3 of RGBx's 4), which come first. */
+  /* The values a result has per field with per-channel results: channels,
+   * video components (3 for RGBx and YUV). */
   guint components;
 } CrInputFormat;
 
@@ -56,10 +62,11 @@ gboolean cr_input_format_from_caps (const GstCaps *caps, CrInputFormat *fmt);
 GList *cr_caps_structure_types (const GstStructure *s);
 
 /* Tensor output caps for input @s: one tensor per result field of @monoid,
- * each of dimension 1 (the channel count with @per_channel; left open when
- * @s does not fix it), with the input's framerate (0/1 when it has none).
- * Empty caps when @s allows no known type. */
-GstCaps *cr_tensor_caps_for_input (
-    const GstStructure *s, const CrMonoid *monoid, gboolean per_channel);
+ * each of dimension 1 (with @per_channel, the values a result has, which
+ * @component may select; left open when @s does not fix them), with the
+ * input's framerate (0/1 when it has none). Empty caps when @s allows no
+ * known type. */
+GstCaps *cr_tensor_caps_for_input (const GstStructure *s,
+    const CrMonoid *monoid, gboolean per_channel, gint component);
 
 G_END_DECLS

@@ -9,8 +9,8 @@
 
 GstCudaReducePending *
 gst_cuda_reduce_pending_new (GstBuffer *buffer, const CrProgram *program,
-    const GQuark *field_quarks, CrMonoid *monoid, guint channels,
-    guint components, gboolean per_channel, gboolean spans_buffers)
+    const GQuark *field_quarks, CrMonoid *monoid, GstCudaReduceLayout *layout,
+    gboolean spans_buffers)
 {
   GstCudaReducePending *p = g_new0 (GstCudaReducePending, 1);
   p->buffer = buffer;
@@ -18,9 +18,7 @@ gst_cuda_reduce_pending_new (GstBuffer *buffer, const CrProgram *program,
   p->program = program;
   p->field_quarks = field_quarks;
   p->monoid = cr_monoid_ref (monoid);
-  p->channels = channels;
-  p->components = components;
-  p->per_channel = per_channel;
+  p->layout = gst_cuda_reduce_layout_ref (layout);
   p->spans_buffers = spans_buffers;
   return p;
 }
@@ -44,73 +42,94 @@ gst_cuda_reduce_pending_free (GstCudaReducePending *p)
     gst_buffer_unmap (p->buffer, &p->map);
   gst_clear_buffer (&p->buffer);
   g_clear_pointer (&p->monoid, cr_monoid_unref);
+  g_clear_pointer (&p->layout, gst_cuda_reduce_layout_unref);
   g_free (p);
+}
+
+/* Sets region->device where @device reads @region, within the memory
+ * that @map_data maps, in place. */
+static void
+find_device_address (GstBuffer *buf, const guint8 *map_data, CrDevice *device,
+    CrHostRegion *region)
+{
+  /* A buffer of several memories maps as a merged copy, which is copied
+   * again; one memory may be read in place. */
+  if (gst_buffer_n_memory (buf) != 1
+      || (region->n_rows > 1 && region->stride != region->row_bytes))
+    return;
+  region->device =
+      gst_cuda_reduce_memory_device_address (gst_buffer_peek_memory (buf, 0),
+          map_data, region->data, region->row_bytes * region->n_rows, device);
 }
 
 gboolean
 gst_cuda_reduce_pending_map (GstCudaReducePending *p, GstElement *element,
-    const CrInputFormat *format, CrDevice *device, CrHostRegion *region)
+    const CrInputFormat *format, CrDevice *device, CrHostRegion *regions)
 {
   GstBuffer *buf = p->buffer;
-  const guint8 *map_data;
-  GstMemory *mem = NULL;
+  const GstCudaReduceLayout *layout = p->layout;
 
-  memset (region, 0, sizeof *region);
-  if (format->family == CR_INPUT_VIDEO) {
-    if (!gst_video_frame_map (&p->frame, &format->video, buf, GST_MAP_READ)) {
-      GST_ELEMENT_ERROR (element, STREAM, FORMAT, ("Cannot map a video frame"),
-          ("the buffer of %" G_GSIZE_FORMAT
-           " bytes is too small for %" GST_PTR_FORMAT,
-              gst_buffer_get_size (buf), buf));
-      return FALSE;
-    }
-    p->is_frame = TRUE;
-    region->data = GST_VIDEO_FRAME_PLANE_DATA (&p->frame, 0);
-    region->row_bytes = GST_VIDEO_FRAME_WIDTH (&p->frame)
-        * GST_VIDEO_FRAME_COMP_PSTRIDE (&p->frame, 0);
-    region->n_rows = GST_VIDEO_FRAME_HEIGHT (&p->frame);
-    region->stride = GST_VIDEO_FRAME_PLANE_STRIDE (&p->frame, 0);
-    map_data = p->frame.map[0].data;
-  } else {
+  memset (regions, 0, layout->n_parts * sizeof *regions);
+  if (format->family != CR_INPUT_VIDEO) {
     if (!gst_buffer_map (buf, &p->map, GST_MAP_READ)) {
       GST_ELEMENT_ERROR (
           element, STREAM, FAILED, ("Cannot map the input buffer"), (NULL));
       return FALSE;
     }
-    region->data = p->map.data;
-    region->row_bytes = p->map.size;
-    region->n_rows = 1;
-    region->stride = p->map.size;
-    map_data = p->map.data;
+    regions[0].data = p->map.data;
+    regions[0].row_bytes = p->map.size;
+    regions[0].n_rows = 1;
+    regions[0].stride = p->map.size;
+    find_device_address (buf, p->map.data, device, &regions[0]);
+    return TRUE;
   }
-  /* A buffer of several memories maps as a merged copy, which is copied
-   * again; one memory may be read in place. */
-  if (gst_buffer_n_memory (buf) == 1)
-    mem = gst_buffer_peek_memory (buf, 0);
-  if (mem && (region->n_rows <= 1 || region->stride == region->row_bytes))
-    region->device = gst_cuda_reduce_memory_device_address (mem, map_data,
-        region->data, region->row_bytes * region->n_rows, device);
+  if (!gst_video_frame_map (&p->frame, &format->video, buf, GST_MAP_READ)) {
+    GST_ELEMENT_ERROR (element, STREAM, FORMAT, ("Cannot map a video frame"),
+        ("the buffer of %" G_GSIZE_FORMAT
+         " bytes is too small for %" GST_PTR_FORMAT,
+            gst_buffer_get_size (buf), buf));
+    return FALSE;
+  }
+  p->is_frame = TRUE;
+  for (guint k = 0; k < layout->n_parts; k++) {
+    const guint plane = layout->parts[k].plane;
+    gint comp[GST_VIDEO_MAX_COMPONENTS];
+    gst_video_format_info_component (p->frame.info.finfo, plane, comp);
+    CrHostRegion *region = &regions[k];
+    region->data = GST_VIDEO_FRAME_PLANE_DATA (&p->frame, plane);
+    region->row_bytes = GST_VIDEO_FRAME_COMP_WIDTH (&p->frame, comp[0])
+        * GST_VIDEO_FRAME_COMP_PSTRIDE (&p->frame, comp[0]);
+    region->n_rows = GST_VIDEO_FRAME_COMP_HEIGHT (&p->frame, comp[0]);
+    region->stride = GST_VIDEO_FRAME_PLANE_STRIDE (&p->frame, plane);
+    find_device_address (buf, p->frame.map[0].data, device, region);
+  }
   return TRUE;
 }
 
-/* @result: one value per channel of the reduction. */
+/* A result's reported values: program->out.size bytes each, and the
+ * elements each covers. */
+typedef struct {
+  guint8 *bytes;
+  guint64 *counts;
+} Values;
+
 static void
 set_field (GstStructure *s, const GstCudaReducePending *p, guint f,
-    const guint8 *result)
+    const Values *values)
 {
   const CrLayout *out = &p->program->out;
   GValue value = G_VALUE_INIT;
 
-  if (!p->per_channel) {
-    cr_type_to_gvalue (out->types[f], result + out->offsets[f], &value);
+  if (!p->layout->per_channel) {
+    cr_type_to_gvalue (out->types[f], values->bytes + out->offsets[f], &value);
     gst_structure_id_take_value (s, p->field_quarks[f], &value);
     return;
   }
   g_value_init (&value, GST_TYPE_ARRAY);
-  for (guint c = 0; c < p->components; c++) {
+  for (guint v = 0; v < p->layout->n_values; v++) {
     GValue item = G_VALUE_INIT;
     cr_type_to_gvalue (
-        out->types[f], result + c * out->size + out->offsets[f], &item);
+        out->types[f], values->bytes + v * out->size + out->offsets[f], &item);
     gst_value_array_append_and_take_value (&value, &item);
   }
   gst_structure_id_take_value (s, p->field_quarks[f], &value);
@@ -120,7 +139,7 @@ set_field (GstStructure *s, const GstCudaReducePending *p, guint f,
  * lock, once per field of every message. */
 static struct {
   GQuark name, timestamp, stream_time, running_time, duration, monoid, count,
-      channels;
+      channels, counts;
 } q;
 
 static void
@@ -136,47 +155,63 @@ init_quarks (void)
     q.monoid = g_quark_from_static_string ("monoid");
     q.count = g_quark_from_static_string ("count");
     q.channels = g_quark_from_static_string ("channels");
+    q.counts = g_quark_from_static_string ("counts");
     g_once_init_leave (&done, 1);
   }
 }
 
 static void
 post_result (GstElement *element, const GstCudaReducePending *p,
-    const GstCudaReduceReduction *r, const guint8 *result, guint64 count)
+    const GstCudaReduceReduction *r, const Values *values)
 {
   const CrLayout *out = &p->program->out;
+  const GstCudaReduceLayout *layout = p->layout;
+  guint64 count = 0;
 
+  for (guint v = 0; v < layout->n_values; v++)
+    count += values->counts[v];
   init_quarks ();
   GstStructure *s = gst_structure_new_id (q.name, q.timestamp, G_TYPE_UINT64,
       r->timestamp, q.stream_time, G_TYPE_UINT64, r->stream_time,
       q.running_time, G_TYPE_UINT64, r->running_time, q.duration, G_TYPE_UINT64,
       r->duration, q.monoid, G_TYPE_STRING, p->monoid->name, q.count,
       G_TYPE_UINT64, count, NULL);
-  if (p->per_channel)
-    gst_structure_id_set (s, q.channels, G_TYPE_UINT, p->components, NULL);
+  if (layout->per_channel) {
+    GValue counts = G_VALUE_INIT;
+    g_value_init (&counts, GST_TYPE_ARRAY);
+    for (guint v = 0; v < layout->n_values; v++) {
+      GValue item = G_VALUE_INIT;
+      g_value_init (&item, G_TYPE_UINT64);
+      g_value_set_uint64 (&item, values->counts[v]);
+      gst_value_array_append_and_take_value (&counts, &item);
+    }
+    gst_structure_id_set (s, q.channels, G_TYPE_UINT, layout->n_values, NULL);
+    gst_structure_id_take_value (s, q.counts, &counts);
+  }
   for (guint f = 0; f < out->n_fields; f++)
-    set_field (s, p, f, result);
+    set_field (s, p, f, values);
   gst_element_post_message (
       element, gst_message_new_element (GST_OBJECT (element), s));
 }
 
 /* One memory per tensor, as NNStreamer expects of other/tensors: field f's
- * value for each reported channel. */
+ * value for each reported value. */
 static GstBuffer *
 tensor_buffer (const GstCudaReducePending *p, const GstCudaReduceReduction *r,
-    const guint8 *result)
+    const Values *values)
 {
   const CrLayout *out = &p->program->out;
+  const guint n = p->layout->n_values;
   GstBuffer *buf = gst_buffer_new ();
 
   for (guint f = 0; f < out->n_fields; f++) {
     gsize size = cr_type_size (out->types[f]);
-    GstMemory *mem = gst_allocator_alloc (NULL, size * p->components, NULL);
+    GstMemory *mem = gst_allocator_alloc (NULL, size * n, NULL);
     GstMapInfo map;
     gst_memory_map (mem, &map, GST_MAP_WRITE);
-    for (guint c = 0; c < p->components; c++)
-      memcpy (
-          map.data + c * size, result + c * out->size + out->offsets[f], size);
+    for (guint v = 0; v < n; v++)
+      memcpy (map.data + v * size,
+          values->bytes + v * out->size + out->offsets[f], size);
     gst_memory_unmap (mem, &map);
     gst_buffer_append_memory (buf, mem);
   }
@@ -190,18 +225,46 @@ tensor_buffer (const GstCudaReducePending *p, const GstCudaReduceReduction *r,
   return buf;
 }
 
+/* Takes the values that @r's result gives. @channels: room for the
+ * widest part's. */
+static void
+read_values (const GstCudaReducePending *p, const GstCudaReduceReduction *r,
+    guint8 *channels, Values *values)
+{
+  const GstCudaReduceLayout *layout = p->layout;
+  const gsize size = p->program->out.size;
+  guint64 count = 0;
+
+  cr_job_read (r->job, r->result, channels, &count);
+  for (guint v = 0; v < layout->n_values; v++) {
+    const GstCudaReduceValue *from = &layout->values[v];
+    if (from->part != r->part)
+      continue;
+    memcpy (values->bytes + v * size, channels + from->channel * size, size);
+    /* The job counts every channel of its part. */
+    values->counts[v] = count / layout->parts[r->part].channels;
+  }
+}
+
 GstFlowReturn
 gst_cuda_reduce_pending_complete (
     GstCudaReducePending *p, const GstCudaReduceOutputs *outputs)
 {
-  g_autofree guint8 *result =
-      g_malloc0 (MAX (p->program->out.size * p->channels, 1));
+  const GstCudaReduceLayout *layout = p->layout;
+  const gsize size = MAX (p->program->out.size, 1);
+  guint widest = 1;
+
+  for (guint k = 0; k < layout->n_parts; k++)
+    widest = MAX (widest, layout->parts[k].channels);
+  g_autofree guint8 *channels = g_malloc0 (size * widest);
+  g_autofree guint8 *bytes = g_malloc0 (size * layout->n_values);
+  g_autofree guint64 *counts = g_new0 (guint64, layout->n_values);
+  Values values = { bytes, counts };
 
   for (guint k = 0; k < p->reductions->len; k++) {
     GstCudaReduceReduction *r =
         &g_array_index (p->reductions, GstCudaReduceReduction, k);
     g_autoptr (GError) error = NULL;
-    guint64 count = 0;
     /* A batch that failed to launch has posted its error already. */
     if (r->job == NULL)
       return GST_FLOW_ERROR;
@@ -211,20 +274,17 @@ gst_cuda_reduce_pending_complete (
       gst_cuda_reduce_post_error (outputs->element, error, NULL);
       return GST_FLOW_ERROR;
     }
+    if (r->keeps)
+      read_values (p, r, channels, &values);
     if (!r->emit)
       continue;
-    cr_job_read (r->job, r->result, result, &count);
-    /* Per channel, the count is over the reported channels (RGBx's x is
-     * reduced, not reported). */
-    if (p->per_channel)
-      count = count / p->channels * p->components;
     if (outputs->post_messages)
-      post_result (outputs->element, p, r, result, count);
+      post_result (outputs->element, p, r, &values);
     if (outputs->tensors) {
       if (p->tensors == NULL)
         p->tensors =
             g_ptr_array_new_with_free_func ((GDestroyNotify)gst_buffer_unref);
-      g_ptr_array_add (p->tensors, tensor_buffer (p, r, result));
+      g_ptr_array_add (p->tensors, tensor_buffer (p, r, &values));
     }
   }
   return GST_FLOW_OK;

@@ -5,6 +5,7 @@
 
 #include "cr-reducer.h"
 #include "gstcudareduce-caps.h"
+#include "gstcudareduce-layout.h"
 #include "gstcudareduce-queue.h"
 
 #include <gst/gst.h>
@@ -12,10 +13,13 @@
 
 G_BEGIN_DECLS
 
-/* One reduction of (part of) the buffer, and the result it ends, if any. */
+/* One reduction of (a part of) the buffer, and the result it ends, if
+ * any. */
 typedef struct {
   CrJob *job; /* NULL while gathered for a batch not launched yet */
   guint result; /* its index among the job's results */
+  guint part; /* of the layout */
+  gboolean keeps; /* has a result, which gives values of the next emit */
   gboolean emit; /* posts (and in tensor mode pushes) a result */
   GstClockTime timestamp, duration, stream_time, running_time;
 } GstCudaReduceReduction;
@@ -30,9 +34,7 @@ typedef struct {
   const CrProgram *program; /* owned by the element's programs */
   const GQuark *field_quarks; /* likewise: of program->out's fields */
   CrMonoid *monoid;
-  guint channels; /* results per field the reducer gives */
-  guint components; /* of which are reported (RGBx's x is not) */
-  gboolean per_channel;
+  GstCudaReduceLayout *layout; /* its parts, and the values reported */
   gboolean spans_buffers; /* results of an interval */
   /* Some reductions wait for a batch's launch. Set under the element's
    * gather lock, read without it (atomically) by the results thread:
@@ -44,19 +46,19 @@ typedef struct {
 /* Takes @buffer (may be NULL). */
 GstCudaReducePending *gst_cuda_reduce_pending_new (GstBuffer *buffer,
     const CrProgram *program, const GQuark *field_quarks, CrMonoid *monoid,
-    guint channels, guint components, gboolean per_channel,
-    gboolean spans_buffers);
+    GstCudaReduceLayout *layout, gboolean spans_buffers);
 /* Waits for the GPU (a job's memory may still be read) and releases
  * everything. */
 void gst_cuda_reduce_pending_free (GstCudaReducePending *pending);
 
-/* Maps @pending's buffer for reading, as rows of @format: video honours
- * GstVideoMeta strides, and only each row's visible pixels reach the GPU.
- * Sets region->device where @device reads the memory in place. Posts the
- * error on @element on failure. */
+/* Maps @pending's buffer for reading, as rows of @format, and sets
+ * @regions[k] to part k of its layout: video honours GstVideoMeta strides
+ * and offsets, and only each row's visible pixels reach the GPU. Sets a
+ * region's device address where @device reads the memory in place. Posts
+ * the error on @element on failure. */
 gboolean gst_cuda_reduce_pending_map (GstCudaReducePending *pending,
     GstElement *element, const CrInputFormat *format, CrDevice *device,
-    CrHostRegion *region);
+    CrHostRegion *regions);
 
 /* Where results go. */
 typedef struct {

@@ -12,7 +12,7 @@ static void
 loaded_free (gpointer data)
 {
   GstCudaReduceLoaded *loaded = data;
-  cr_reducer_free (loaded->reducer);
+  g_ptr_array_unref (loaded->reducers);
   cr_program_free (loaded->program);
   g_free (loaded->field_quarks);
   g_free (loaded);
@@ -78,7 +78,9 @@ load (GstCudaReducePrograms *programs, GstElement *element, CrProgram *program)
     GST_DEBUG_OBJECT (element, "NVRTC log:\n%s", compiled->log);
   GstCudaReduceLoaded *loaded = g_new0 (GstCudaReduceLoaded, 1);
   loaded->program = program;
-  loaded->reducer = reducer;
+  loaded->reducers =
+      g_ptr_array_new_with_free_func ((GDestroyNotify)cr_reducer_free);
+  g_ptr_array_add (loaded->reducers, reducer);
   /* Quarks once, not a global lock per field of every message. */
   loaded->field_quarks = g_new (GQuark, MAX (program->out.n_fields, 1));
   for (guint f = 0; f < program->out.n_fields; f++)
@@ -89,24 +91,36 @@ load (GstCudaReducePrograms *programs, GstElement *element, CrProgram *program)
 
 gboolean
 gst_cuda_reduce_programs_use (GstCudaReducePrograms *programs,
-    GstElement *element, CrMonoid *monoid, CrType type, guint channels)
+    GstElement *element, CrMonoid *monoid, CrType type,
+    const GstCudaReduceLayout *layout)
 {
-  g_autoptr (CrProgram) program = channels > 0
+  g_autoptr (CrProgram) program = layout->per_channel_program
       ? cr_program_new_per_channel (monoid, type)
       : cr_program_new (monoid, type);
   GstCudaReduceLoaded *loaded =
       g_hash_table_lookup (programs->loaded, program->source);
+  g_autoptr (GError) error = NULL;
 
   if (loaded == NULL
       && (loaded = load (programs, element, g_steal_pointer (&program)))
           == NULL)
     return FALSE;
-
-  g_autoptr (GError) error = NULL;
-  if (!cr_reducer_set_channels (loaded->reducer, MAX (channels, 1), &error)) {
-    gst_cuda_reduce_post_error (element, error, NULL);
-    return FALSE;
+  /* More states: the same program loaded again (from the cache). */
+  while (loaded->reducers->len < layout->n_reducers) {
+    CrReducer *reducer =
+        cr_reducer_new (programs->device, loaded->program, NULL, &error);
+    if (reducer == NULL) {
+      gst_cuda_reduce_post_error (element, error, NULL);
+      return FALSE;
+    }
+    g_ptr_array_add (loaded->reducers, reducer);
   }
+  for (guint k = 0; k < layout->n_reducers; k++)
+    if (!cr_reducer_set_channels (g_ptr_array_index (loaded->reducers, k),
+            layout->reducer_channels[k], &error)) {
+      gst_cuda_reduce_post_error (element, error, NULL);
+      return FALSE;
+    }
   programs->active = loaded;
   g_clear_pointer (&programs->active_monoid, cr_monoid_unref);
   programs->active_monoid = cr_monoid_ref (monoid);

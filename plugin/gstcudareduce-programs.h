@@ -7,15 +7,17 @@
 #pragma once
 
 #include "cr-reducer.h"
+#include "gstcudareduce-layout.h"
 
 #include <gst/gst.h>
 
 G_BEGIN_DECLS
 
-/* A program loaded on the element's device. */
+/* A program loaded on the element's device, with a reducer for each state
+ * a layout's parts carry (one per plane of per-channel YUV). */
 typedef struct {
   CrProgram *program;
-  CrReducer *reducer;
+  GPtrArray *reducers; /* CrReducer, at least one */
   GQuark *field_quarks; /* of the result fields, for messages */
 } GstCudaReduceLoaded;
 
@@ -37,11 +39,16 @@ void gst_cuda_reduce_programs_init (
     GstCudaReducePrograms *programs, CrDevice *device);
 void gst_cuda_reduce_programs_clear (GstCudaReducePrograms *programs);
 
-/* Makes @monoid on @type the active program, compiling it unless it was
- * before, with one result per reduction (@channels 0) or one per channel.
- * Posts the error on @element on failure. */
+/* Makes @monoid on @type the active program for @layout's reducers,
+ * compiling it unless it was before. Posts the error on @element on
+ * failure. */
 gboolean gst_cuda_reduce_programs_use (GstCudaReducePrograms *programs,
-    GstElement *element, CrMonoid *monoid, CrType type, guint channels);
+    GstElement *element, CrMonoid *monoid, CrType type,
+    const GstCudaReduceLayout *layout);
+
+/* Reducer @k of the active program. */
+#define gst_cuda_reduce_programs_reducer(programs, k) \
+  ((CrReducer *)g_ptr_array_index ((programs)->active->reducers, (k)))
 
 /* The context of the active program from @threshold and @values (NULL, or
  * a structure of field values), packed again only when @serial or the

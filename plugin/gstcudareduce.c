@@ -82,6 +82,7 @@ GST_DEBUG_CATEGORY (gst_cuda_reduce_debug);
 #define DEFAULT_POST_MESSAGES TRUE
 #define DEFAULT_ASYNC_DEPTH 8
 #define DEFAULT_PER_CHANNEL FALSE
+#define DEFAULT_COMPONENT -1
 #define DEFAULT_INTERVAL 0
 #define MAX_ASYNC_DEPTH 64
 
@@ -102,6 +103,7 @@ enum {
   PROP_POST_MESSAGES,
   PROP_ASYNC_DEPTH,
   PROP_PER_CHANNEL,
+  PROP_COMPONENT,
   PROP_INTERVAL,
 };
 
@@ -123,6 +125,7 @@ struct _GstCudaReduce {
   gboolean post_messages;
   guint async_depth;
   gboolean per_channel;
+  gint component;
   guint64 interval;
   guint monoid_serial;
   guint context_serial;
@@ -140,8 +143,10 @@ struct _GstCudaReduce {
   GstAllocator *allocator; /* pinned memory proposed upstream */
   GstCudaReducePrograms programs;
   gboolean running_per_channel;
+  gint running_component;
   struct {
     CrInputFormat format;
+    GstCudaReduceLayout *layout; /* of format, per channel and component */
     gboolean known;
     guint tensors; /* output tensors negotiated */
   } caps;
@@ -243,6 +248,9 @@ gst_cuda_reduce_set_property (
       break;
     case PROP_PER_CHANNEL:
       self->per_channel = g_value_get_boolean (value);
+      break;
+    case PROP_COMPONENT:
+      self->component = g_value_get_int (value);
       /* The result tensors' dimensions follow. */
       renegotiate = self->output == GST_CUDA_REDUCE_OUTPUT_TENSOR;
       break;
@@ -297,6 +305,9 @@ gst_cuda_reduce_get_property (
       break;
     case PROP_PER_CHANNEL:
       g_value_set_boolean (value, self->per_channel);
+      break;
+    case PROP_COMPONENT:
+      g_value_set_int (value, self->component);
       break;
     case PROP_INTERVAL:
       g_value_set_uint64 (value, self->interval);
@@ -374,8 +385,7 @@ follow_monoid (GstCudaReduce *self)
   if (!gst_cuda_reduce_batches_launch (&self->batches))
     return FALSE;
   return gst_cuda_reduce_programs_use (&self->programs, GST_ELEMENT (self),
-      monoid, self->caps.format.type,
-      self->running_per_channel ? self->caps.format.channels : 0);
+      monoid, self->caps.format.type, self->caps.layout);
 }
 
 /* The context for the next launch, from the properties. */
@@ -412,6 +422,7 @@ gst_cuda_reduce_start (GstBaseTransform *trans)
   gint device_id = self->device_id;
   guint depth = self->async_depth;
   self->running_per_channel = self->per_channel;
+  self->running_component = self->component;
   gst_cuda_reduce_window_init (&self->window, self->interval);
   GST_OBJECT_UNLOCK (self);
   self->device = cr_device_open (device_id, &error);
@@ -438,6 +449,7 @@ gst_cuda_reduce_stop (GstBaseTransform *trans)
   gst_cuda_reduce_queue_stop (&self->queue);
   gst_cuda_reduce_window_reset (&self->window);
   self->caps.known = FALSE;
+  g_clear_pointer (&self->caps.layout, gst_cuda_reduce_layout_unref);
   gst_cuda_reduce_programs_clear (&self->programs);
   g_clear_pointer (&self->device, cr_device_unref);
   /* Memory upstream still holds keeps the allocator, and so the context,
@@ -474,14 +486,15 @@ gst_cuda_reduce_transform_caps (GstBaseTransform *trans,
     g_autoptr (CrMonoid) monoid = current_monoid (self, &error);
     GST_OBJECT_LOCK (self);
     gboolean per_channel = self->per_channel;
+    gint component = self->component;
     GST_OBJECT_UNLOCK (self);
     result = gst_caps_new_empty ();
     if (monoid == NULL)
       GST_WARNING_OBJECT (self, "no tensor caps: %s", error->message);
     for (guint k = 0; monoid && k < gst_caps_get_size (caps); k++)
       result = gst_caps_merge (result,
-          cr_tensor_caps_for_input (
-              gst_caps_get_structure (caps, k), monoid, per_channel));
+          cr_tensor_caps_for_input (gst_caps_get_structure (caps, k), monoid,
+              per_channel, component));
   }
   if (filter) {
     GstCaps *filtered =
@@ -514,9 +527,16 @@ gst_cuda_reduce_set_caps (
     return FALSE;
   }
   /* Compile now, never per buffer. */
+  g_clear_pointer (&self->caps.layout, gst_cuda_reduce_layout_unref);
+  self->caps.layout = gst_cuda_reduce_layout_new (&self->caps.format,
+      self->running_per_channel, self->running_component, &error);
+  if (self->caps.layout == NULL) {
+    self->caps.known = FALSE;
+    gst_cuda_reduce_post_error (self, error, NULL);
+    return FALSE;
+  }
   if (!gst_cuda_reduce_programs_use (&self->programs, GST_ELEMENT (self),
-          monoid, self->caps.format.type,
-          self->running_per_channel ? self->caps.format.channels : 0))
+          monoid, self->caps.format.type, self->caps.layout))
     return FALSE;
   self->caps.tensors = self->programs.active->program->out.n_fields;
   return TRUE;
@@ -551,10 +571,8 @@ pending_new (GstCudaReduce *self, GstBuffer *buf)
 {
   const GstCudaReduceLoaded *active = self->programs.active;
   return gst_cuda_reduce_pending_new (buf, active->program,
-      active->field_quarks, self->programs.active_monoid,
-      cr_reducer_channels (active->reducer),
-      self->running_per_channel ? self->caps.format.components : 1,
-      self->running_per_channel, self->window.length > 0);
+      active->field_quarks, self->programs.active_monoid, self->caps.layout,
+      self->window.length > 0);
 }
 
 /* Maps @buf and submits its reduction; posts the error on failure. Takes
@@ -564,7 +582,7 @@ submit_buffer (GstCudaReduce *self, GstBuffer *buf, guint *cost)
 {
   const CrInputFormat *f = &self->caps.format;
   const guint8 *ctx;
-  CrHostRegion region;
+  CrHostRegion regions[GST_VIDEO_MAX_PLANES];
 
   if (!self->caps.known || !follow_monoid (self)
       || (ctx = current_context (self)) == NULL) {
@@ -573,16 +591,17 @@ submit_buffer (GstCudaReduce *self, GstBuffer *buf, guint *cost)
   }
   GstCudaReducePending *p = pending_new (self, buf);
   if (!gst_cuda_reduce_pending_map (
-          p, GST_ELEMENT (self), &self->caps.format, self->device, &region)) {
+          p, GST_ELEMENT (self), &self->caps.format, self->device, regions)) {
     gst_cuda_reduce_pending_free (p);
     return NULL;
   }
 
-  const CrReducer *reducer = self->programs.active->reducer;
   const gsize elem = cr_type_size (f->type);
+  /* Video windows count frames; the layout knows each part's rows. */
+  const gboolean frames = self->caps.layout->counts_frames;
   GstCudaReduceInput input = {
-    .bytes = region.row_bytes * region.n_rows,
-    .row_bytes = elem * cr_reducer_channels (reducer),
+    .bytes = frames ? 1 : regions[0].row_bytes * regions[0].n_rows,
+    .row_bytes = frames ? 1 : elem * self->caps.layout->parts[0].channels,
     .frame_bytes = f->family == CR_INPUT_AUDIO ? elem * f->channels : 0,
     .rate = f->rate,
     .pts = GST_BUFFER_PTS (buf),
@@ -604,8 +623,9 @@ submit_buffer (GstCudaReduce *self, GstBuffer *buf, guint *cost)
   g_array_set_size (self->slices, 0);
   gst_cuda_reduce_window_cut (&self->window, &input, self->slices);
   if (!gst_cuda_reduce_batches_submit (&self->batches,
-          self->programs.active->reducer, p, &region, self->slices, ctx,
-          &GST_BASE_TRANSFORM (self)->segment, cost)) {
+          (CrReducer *const *)self->programs.active->reducers->pdata, p,
+          regions, self->slices, ctx, &GST_BASE_TRANSFORM (self)->segment,
+          cost)) {
     gst_cuda_reduce_window_reset (&self->window);
     gst_cuda_reduce_pending_free (p);
     return NULL;
@@ -625,13 +645,12 @@ submit_window_rest (GstCudaReduce *self, guint *cost)
           f->family == CR_INPUT_AUDIO ? f->rate : 0, &slice))
     return NULL;
   GstCudaReducePending *p = pending_new (self, NULL);
-  CrHostRegion empty = { .n_rows = 1 };
   g_array_set_size (self->slices, 0);
   g_array_append_val (self->slices, slice);
   if (!gst_cuda_reduce_batches_submit (&self->batches,
-          self->programs.active->reducer, p, &empty, self->slices,
-          self->programs.context.bytes, &GST_BASE_TRANSFORM (self)->segment,
-          cost)) {
+          (CrReducer *const *)self->programs.active->reducers->pdata, p, NULL,
+          self->slices, self->programs.context.bytes,
+          &GST_BASE_TRANSFORM (self)->segment, cost)) {
     gst_cuda_reduce_pending_free (p);
     return NULL;
   }
@@ -717,7 +736,8 @@ gst_cuda_reduce_submit_input_buffer (
     ret = gst_cuda_reduce_queue_wait_for_room (&self->queue,
         self->programs.active
             && gst_cuda_reduce_batches_would_join (&self->batches,
-                self->programs.active->reducer, gst_buffer_get_size (buf)));
+                gst_cuda_reduce_programs_reducer (&self->programs, 0),
+                gst_buffer_get_size (buf)));
     if (ret != GST_FLOW_OK) {
       gst_buffer_unref (buf);
       return ret;
@@ -886,6 +906,7 @@ gst_cuda_reduce_init (GstCudaReduce *self)
   self->post_messages = DEFAULT_POST_MESSAGES;
   self->async_depth = DEFAULT_ASYNC_DEPTH;
   self->per_channel = DEFAULT_PER_CHANNEL;
+  self->component = DEFAULT_COMPONENT;
   self->interval = DEFAULT_INTERVAL;
   self->slices = g_array_new (FALSE, TRUE, sizeof (GstCudaReduceSlice));
   gst_cuda_reduce_batches_init (
@@ -990,10 +1011,18 @@ gst_cuda_reduce_class_init (GstCudaReduceClass *klass)
   g_object_class_install_property (gobject_class, PROP_PER_CHANNEL,
       g_param_spec_boolean ("per-channel", "Per channel",
           "One result per channel: per interleaved audio channel, per "
-          "component of packed RGB video (in memory order, padding left "
-          "out), per innermost index of a tensor. Message fields become "
-          "arrays and result tensors have the channel count as dimension",
+          "video component (Y, U, V for YUV, each over its own samples; "
+          "packed RGB in memory order, padding left out), per innermost "
+          "index of a tensor. Message fields become arrays, with a 'counts' "
+          "array, and result tensors have the channel count as dimension",
           DEFAULT_PER_CHANNEL, SETUP_FLAGS));
+  g_object_class_install_property (gobject_class, PROP_COMPONENT,
+      g_param_spec_int ("component", "Component",
+          "Reduce only this component: the index that per-channel results "
+          "give it (YUV: 0 Y, 1 U, 2 V; packed RGB in memory order; an "
+          "audio channel; a tensor's innermost index). Only its plane is "
+          "read. -1 reduces every component",
+          -1, G_MAXINT, DEFAULT_COMPONENT, SETUP_FLAGS));
   g_object_class_install_property (gobject_class, PROP_INTERVAL,
       g_param_spec_uint64 ("interval", "Interval",
           "Stream time per result, in nanoseconds, accumulated across "

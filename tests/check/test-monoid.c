@@ -93,6 +93,8 @@ GST_START_TEST (test_bad_fields)
     { "Accumulator=cr_x:uint64", "cr_x" },
     { "Accumulator= ; ;", "no fields" },
     { "Accumulator=count:uint64", "count" },
+    { "Accumulator=counts:uint64", "counts" },
+    { "Accumulator=channels:uint64", "channels" },
   };
   for (guint k = 0; k < G_N_ELEMENTS (cases); k++) {
     g_autofree gchar *data = edit ("Accumulator", cases[k].line);

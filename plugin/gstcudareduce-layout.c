@@ -1,0 +1,171 @@
+/* gstcudareduce-layout.c: parts and values of a buffer's results. */
+#include "gstcudareduce-layout.h"
+
+#include <string.h>
+
+/* A video component: its plane, and where it lies among the samples of
+ * that plane's pixels. */
+typedef struct {
+  guint plane;
+  guint channel; /* sample offset within a pixel of its plane */
+  guint channels; /* samples per pixel of its plane */
+} Component;
+
+/* The components of @info in the order results report them, which
+ * component order gives for YUV (Y, U, V); packed RGB keeps the memory
+ * order it always had (B, G, R, A for BGRA). Returns how many. */
+static guint
+video_components (const GstVideoInfo *info, gsize elem, Component *out)
+{
+  const guint n = GST_VIDEO_INFO_N_COMPONENTS (info);
+  for (guint c = 0; c < n; c++) {
+    out[c].plane = GST_VIDEO_INFO_COMP_PLANE (info, c);
+    out[c].channel = GST_VIDEO_INFO_COMP_POFFSET (info, c) / elem;
+    out[c].channels = GST_VIDEO_INFO_COMP_PSTRIDE (info, c) / elem;
+  }
+  if (GST_VIDEO_INFO_IS_RGB (info))
+    for (guint a = 1; a < n; a++)
+      for (guint b = a; b > 0 && out[b - 1].channel > out[b].channel; b--) {
+        Component t = out[b];
+        out[b] = out[b - 1];
+        out[b - 1] = t;
+      }
+  return n;
+}
+
+/* Bytes in one frame of @plane's visible pixels. */
+static guint64
+plane_bytes (const GstVideoInfo *info, guint plane)
+{
+  for (guint c = 0; c < GST_VIDEO_INFO_N_COMPONENTS (info); c++)
+    if (GST_VIDEO_INFO_COMP_PLANE (info, c) == plane)
+      return (guint64)GST_VIDEO_INFO_COMP_WIDTH (info, c)
+          * GST_VIDEO_INFO_COMP_PSTRIDE (info, c)
+          * GST_VIDEO_INFO_COMP_HEIGHT (info, c);
+  return 0;
+}
+
+static GstCudaReducePart *
+add_part (GstCudaReduceLayout *l, guint plane, guint channels, guint reducer)
+{
+  GstCudaReducePart *part = &l->parts[l->n_parts++];
+  part->plane = plane;
+  part->channels = channels;
+  part->reducer = reducer;
+  l->reducer_channels[reducer] = channels;
+  l->n_reducers = MAX (l->n_reducers, reducer + 1);
+  return part;
+}
+
+static void
+add_value (GstCudaReduceLayout *l, guint part, guint channel)
+{
+  l->values[l->n_values].part = part;
+  l->values[l->n_values].channel = channel;
+  l->n_values++;
+}
+
+/* Video: one part per plane for a whole frame or per-channel values, or
+ * the one plane of the selected component. */
+static void
+layout_video (GstCudaReduceLayout *l, const CrInputFormat *f,
+    const Component *comps, guint n_comps, gint component)
+{
+  const GstVideoInfo *info = &f->video;
+  gint part_of_plane[GST_VIDEO_MAX_PLANES] = { -1, -1, -1, -1 };
+
+  if (component >= 0) {
+    const Component *c = &comps[component];
+    add_part (l, c->plane, c->channels, 0);
+    add_value (l, 0, c->channel);
+  } else {
+    /* Planes in the order their first component is reported: Y first. */
+    for (guint k = 0; k < n_comps; k++) {
+      const Component *c = &comps[k];
+      if (part_of_plane[c->plane] < 0) {
+        part_of_plane[c->plane] = l->n_parts;
+        /* A whole frame is every sample of every plane on one reducer. */
+        add_part (l, c->plane, l->per_channel ? c->channels : 1,
+            l->per_channel ? l->n_parts : 0);
+      }
+      if (l->per_channel)
+        add_value (l, part_of_plane[c->plane], c->channel);
+    }
+    if (!l->per_channel)
+      add_value (l, l->n_parts - 1, 0);
+  }
+  for (guint k = 0; k < l->n_parts; k++) {
+    GstCudaReducePart *part = &l->parts[k];
+    part->rows = plane_bytes (info, part->plane) / cr_type_size (f->type)
+        / part->channels;
+  }
+}
+
+GstCudaReduceLayout *
+gst_cuda_reduce_layout_new (const CrInputFormat *f, gboolean per_channel,
+    gint component, GError **error)
+{
+  Component comps[GST_VIDEO_MAX_COMPONENTS];
+  const guint n_comps = f->family == CR_INPUT_VIDEO
+      ? video_components (&f->video, cr_type_size (f->type), comps)
+      : f->components;
+
+  if (component >= (gint)n_comps) {
+    const gchar *what = f->family == CR_INPUT_VIDEO ? "components"
+        : f->family == CR_INPUT_AUDIO               ? "channels"
+                                                    : "innermost indices";
+    g_set_error (error, GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_SETTINGS,
+        "component=%d selects nothing: the input has %u %s (0 to %u). "
+        "Set component to -1 (all) or to one of those",
+        component, n_comps, what, n_comps - 1);
+    return NULL;
+  }
+  GstCudaReduceLayout *l = g_new0 (GstCudaReduceLayout, 1);
+  l->ref = 1;
+  l->per_channel = per_channel;
+  l->values = g_new0 (GstCudaReduceValue, MAX (n_comps, 1));
+  l->counts_frames = f->family == CR_INPUT_VIDEO;
+  if (f->family == CR_INPUT_VIDEO) {
+    layout_video (l, f, comps, n_comps, component);
+  } else if (component >= 0) {
+    add_part (l, 0, f->channels, 0);
+    add_value (l, 0, component);
+  } else {
+    add_part (l, 0, per_channel ? f->channels : 1, 0);
+    for (guint c = 0; c < (per_channel ? f->components : 1); c++)
+      add_value (l, 0, c);
+  }
+  for (guint k = 0; k < l->n_parts; k++) {
+    l->parts[k].keeps = TRUE;
+    for (guint j = k + 1; j < l->n_parts; j++)
+      if (l->parts[j].reducer == l->parts[k].reducer)
+        l->parts[k].keeps = FALSE;
+  }
+  l->per_channel_program = per_channel || component >= 0;
+  return l;
+}
+
+GstCudaReduceLayout *
+gst_cuda_reduce_layout_ref (GstCudaReduceLayout *l)
+{
+  g_atomic_int_inc (&l->ref);
+  return l;
+}
+
+void
+gst_cuda_reduce_layout_unref (GstCudaReduceLayout *l)
+{
+  if (!g_atomic_int_dec_and_test (&l->ref))
+    return;
+  g_free (l->values);
+  g_free (l);
+}
+
+guint
+gst_cuda_reduce_layout_n_values (
+    const CrInputFormat *format, gboolean per_channel, gint component)
+{
+  g_autoptr (GstCudaReduceLayout) l =
+      gst_cuda_reduce_layout_new (format, per_channel, component, NULL);
+  return l ? l->n_values : 0;
+}

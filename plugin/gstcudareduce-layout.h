@@ -1,0 +1,69 @@
+/* gstcudareduce-layout.h: which reductions a buffer takes, and which of
+ * their results a message reports.
+ *
+ * A buffer is reduced in parts: audio and tensors in one, video in one
+ * per plane (I420 has three, NV12 two, RGB one). Each part runs on one of
+ * the program's reducers, whose state it continues: the parts of a whole
+ * YUV frame share one reducer and carry from plane to plane, so that the
+ * frame gives one result; with per-channel results every plane has a
+ * reducer of its own, whose result has one value per interleaved channel
+ * (NV12's second plane gives U and V). The values a result reports are
+ * then picked from those: every component in order (Y, U, V; packed RGB
+ * in memory order), or the one component the `component` property
+ * selects. */
+#pragma once
+
+#include "gstcudareduce-caps.h"
+
+#include <gst/gst.h>
+
+G_BEGIN_DECLS
+
+typedef struct {
+  guint plane; /* of a video frame; 0 otherwise */
+  guint channels; /* interleaved in a row element: its reducer's channels */
+  guint reducer; /* whose state it continues, in the order of the parts */
+  gboolean keeps; /* the last part of its reducer: its result is read */
+  guint64 rows; /* video: rows (of @channels samples) in one frame */
+} GstCudaReducePart;
+
+/* Where a reported value comes from. */
+typedef struct {
+  guint part; /* a part that keeps its result */
+  guint channel; /* of that part */
+} GstCudaReduceValue;
+
+typedef struct {
+  gint ref;
+  GstCudaReducePart parts[GST_VIDEO_MAX_PLANES];
+  guint n_parts;
+  guint reducer_channels[GST_VIDEO_MAX_PLANES]; /* by reducer */
+  guint n_reducers;
+  /* Reducers of several channels need the per-channel program. */
+  gboolean per_channel_program;
+  /* Video: a window counts frames (parts know their rows per frame);
+   * otherwise rows of the one part. */
+  gboolean counts_frames;
+  /* Values are arrays (per-channel results), else one value each. */
+  gboolean per_channel;
+  GstCudaReduceValue *values;
+  guint n_values;
+} GstCudaReduceLayout;
+
+/* The layout for @format with per-channel results or not, and @component
+ * (-1: every component; else the index of the value that per-channel
+ * results give). Fails, with a message that says what to fix, for a
+ * component the format does not have. */
+GstCudaReduceLayout *gst_cuda_reduce_layout_new (const CrInputFormat *format,
+    gboolean per_channel, gint component, GError **error);
+GstCudaReduceLayout *gst_cuda_reduce_layout_ref (GstCudaReduceLayout *layout);
+void gst_cuda_reduce_layout_unref (GstCudaReduceLayout *layout);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (
+    GstCudaReduceLayout, gst_cuda_reduce_layout_unref)
+
+/* Values per field that results of @format have with @per_channel and
+ * @component, without making the layout: 0 when they cannot be had. */
+guint gst_cuda_reduce_layout_n_values (
+    const CrInputFormat *format, gboolean per_channel, gint component);
+
+G_END_DECLS
