@@ -1,0 +1,211 @@
+/* test-layout.c: which parts of a buffer are reduced and which values a
+ * result reports, for each kind of input; no GPU needed. */
+#include "cr-test-util.h"
+#include "gstcudareduce-caps.h"
+#include "gstcudareduce-layout.h"
+
+GST_DEBUG_CATEGORY (gst_cuda_reduce_debug);
+
+static CrInputFormat
+video_format (const gchar *format, gint width, gint height)
+{
+  g_autoptr (GstCaps) caps = cr_test_video_caps (format, width, height, 30);
+  CrInputFormat f;
+  fail_unless (cr_input_format_from_caps (caps, &f), "%s refused", format);
+  return f;
+}
+
+static GstCudaReduceLayout *
+layout_of (const CrInputFormat *f, gboolean per_channel, gint component)
+{
+  g_autoptr (GError) error = NULL;
+  GstCudaReduceLayout *l =
+      gst_cuda_reduce_layout_new (f, per_channel, component, &error);
+  fail_unless (l != NULL, "no layout: %s", error ? error->message : "");
+  return l;
+}
+
+/* Value @v comes from part @part, channel @channel. */
+static void
+assert_value (const GstCudaReduceLayout *l, guint v, guint part, guint channel)
+{
+  fail_unless (v < l->n_values, "value %u of %u", v, l->n_values);
+  fail_unless_equals_int (l->values[v].part, part);
+  fail_unless_equals_int (l->values[v].channel, channel);
+  fail_unless (l->parts[part].keeps, "value %u from a part that keeps none", v);
+}
+
+GST_START_TEST (test_layout_types_of_video_formats)
+{
+  fail_unless_equals_int (video_format ("I420", 8, 8).type, CR_TYPE_UINT8);
+  fail_unless_equals_int (video_format ("NV21", 8, 8).type, CR_TYPE_UINT8);
+  fail_unless_equals_int (
+      video_format ("P010_10LE", 8, 8).type, CR_TYPE_UINT16);
+  fail_unless_equals_int (
+      video_format ("I420_10LE", 8, 8).type, CR_TYPE_UINT16);
+  fail_unless_equals_int (video_format ("BGRx", 8, 8).components, 3);
+  fail_unless_equals_int (video_format ("Y444", 8, 8).components, 3);
+
+  /* Not listed in the caps: refused even though GStreamer knows them. */
+  g_autoptr (GstCaps) yuy2 = cr_test_video_caps ("YUY2", 8, 8, 30);
+  g_autoptr (GstCaps) i420_12 = cr_test_video_caps ("I420_12LE", 8, 8, 30);
+  CrInputFormat f;
+  fail_if (cr_input_format_from_caps (yuy2, &f));
+  fail_if (cr_input_format_from_caps (i420_12, &f));
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_layout_i420_per_component)
+{
+  CrInputFormat f = video_format ("I420", 37, 23);
+  g_autoptr (GstCudaReduceLayout) l = layout_of (&f, TRUE, -1);
+
+  fail_unless_equals_int (l->n_parts, 3);
+  fail_unless_equals_int (l->n_reducers, 3);
+  fail_unless (l->per_channel_program);
+  for (guint k = 0; k < 3; k++) {
+    fail_unless_equals_int (l->parts[k].plane, k);
+    fail_unless_equals_int (l->parts[k].reducer, k);
+    fail_unless_equals_int (l->parts[k].channels, 1);
+    assert_value (l, k, k, 0);
+  }
+  /* Chroma rounds up: 19 x 12. */
+  fail_unless_equals_int (l->parts[0].rows, 37 * 23);
+  fail_unless_equals_int (l->parts[1].rows, 19 * 12);
+  fail_unless_equals_int (l->parts[2].rows, 19 * 12);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_layout_semi_planar_order)
+{
+  CrInputFormat nv12 = video_format ("NV12", 16, 8);
+  CrInputFormat nv21 = video_format ("NV21", 16, 8);
+  g_autoptr (GstCudaReduceLayout) a = layout_of (&nv12, TRUE, -1);
+  g_autoptr (GstCudaReduceLayout) b = layout_of (&nv21, TRUE, -1);
+
+  fail_unless_equals_int (a->n_parts, 2);
+  fail_unless_equals_int (a->reducer_channels[1], 2);
+  fail_unless_equals_int (a->parts[1].rows, 8 * 4);
+  /* Y, U, V whatever the memory order. */
+  assert_value (a, 0, 0, 0);
+  assert_value (a, 1, 1, 0);
+  assert_value (a, 2, 1, 1);
+  assert_value (b, 1, 1, 1);
+  assert_value (b, 2, 1, 0);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_layout_whole_frame_on_one_reducer)
+{
+  CrInputFormat f = video_format ("YV12", 16, 8);
+  g_autoptr (GstCudaReduceLayout) l = layout_of (&f, FALSE, -1);
+
+  fail_unless_equals_int (l->n_parts, 3);
+  fail_unless_equals_int (l->n_reducers, 1);
+  fail_unless (!l->per_channel_program);
+  fail_unless (l->counts_frames);
+  /* YV12 stores V (plane 1) before U (plane 2); Y, U, V is the order. */
+  fail_unless_equals_int (l->parts[1].plane, 2);
+  fail_unless_equals_int (l->parts[2].plane, 1);
+  fail_if (l->parts[0].keeps);
+  fail_if (l->parts[1].keeps);
+  fail_unless_equals_int (l->n_values, 1);
+  assert_value (l, 0, 2, 0);
+
+  /* Semi-planar chroma counts both samples of a pixel. */
+  CrInputFormat p010 = video_format ("P010_10LE", 16, 8);
+  g_autoptr (GstCudaReduceLayout) p = layout_of (&p010, FALSE, -1);
+  fail_unless_equals_int (p->parts[1].channels, 1);
+  fail_unless_equals_int (p->parts[1].rows, 8 * 4 * 2);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_layout_rgb_in_memory_order)
+{
+  CrInputFormat f = video_format ("BGRx", 5, 3);
+  g_autoptr (GstCudaReduceLayout) l = layout_of (&f, TRUE, -1);
+  g_autoptr (GstCudaReduceLayout) whole = layout_of (&f, FALSE, -1);
+
+  fail_unless_equals_int (l->n_parts, 1);
+  fail_unless_equals_int (l->reducer_channels[0], 4);
+  fail_unless_equals_int (l->n_values, 3);
+  for (guint v = 0; v < 3; v++)
+    assert_value (l, v, 0, v);
+  /* Every byte, the padding one too, as before. */
+  fail_unless_equals_int (whole->parts[0].channels, 1);
+  fail_unless_equals_int (whole->parts[0].rows, 5 * 3 * 4);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_layout_one_component)
+{
+  CrInputFormat nv21 = video_format ("NV21", 16, 8);
+  CrInputFormat i420 = video_format ("I420", 16, 8);
+  g_autoptr (GstCudaReduceLayout) v = layout_of (&nv21, FALSE, 2);
+  g_autoptr (GstCudaReduceLayout) y = layout_of (&i420, TRUE, 0);
+
+  /* V of NV21: the chroma plane alone, its first sample. */
+  fail_unless_equals_int (v->n_parts, 1);
+  fail_unless_equals_int (v->parts[0].plane, 1);
+  fail_unless_equals_int (v->reducer_channels[0], 2);
+  fail_unless (v->per_channel_program);
+  fail_if (v->per_channel);
+  assert_value (v, 0, 0, 0);
+  fail_unless_equals_int (v->n_values, 1);
+  /* Y with per-channel results: an array of one. */
+  fail_unless_equals_int (y->n_parts, 1);
+  fail_unless_equals_int (y->parts[0].plane, 0);
+  fail_unless (y->per_channel);
+  fail_unless_equals_int (y->n_values, 1);
+
+  /* An audio channel is a component too. */
+  g_autoptr (GstCaps) caps = cr_test_audio_caps ("F32LE", 48000, 6);
+  CrInputFormat audio;
+  fail_unless (cr_input_format_from_caps (caps, &audio));
+  g_autoptr (GstCudaReduceLayout) a = layout_of (&audio, FALSE, 4);
+  fail_unless_equals_int (a->reducer_channels[0], 6);
+  assert_value (a, 0, 0, 4);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_layout_component_out_of_range)
+{
+  CrInputFormat f = video_format ("I420", 16, 8);
+  g_autoptr (GError) error = NULL;
+
+  fail_unless (gst_cuda_reduce_layout_new (&f, FALSE, 3, &error) == NULL);
+  fail_unless (error != NULL);
+  fail_unless (
+      strstr (error->message, "component=3") != NULL, "%s", error->message);
+  fail_unless (
+      strstr (error->message, "3 components") != NULL, "%s", error->message);
+  fail_unless_equals_int (gst_cuda_reduce_layout_n_values (&f, TRUE, 3), 0);
+  fail_unless_equals_int (gst_cuda_reduce_layout_n_values (&f, TRUE, -1), 3);
+  fail_unless_equals_int (gst_cuda_reduce_layout_n_values (&f, TRUE, 1), 1);
+}
+
+GST_END_TEST;
+
+static Suite *
+layout_suite (void)
+{
+  Suite *s = suite_create ("layout");
+  TCase *tc = tcase_create ("layout");
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_layout_types_of_video_formats);
+  tcase_add_test (tc, test_layout_i420_per_component);
+  tcase_add_test (tc, test_layout_semi_planar_order);
+  tcase_add_test (tc, test_layout_whole_frame_on_one_reducer);
+  tcase_add_test (tc, test_layout_rgb_in_memory_order);
+  tcase_add_test (tc, test_layout_one_component);
+  tcase_add_test (tc, test_layout_component_out_of_range);
+  return s;
+}
+
+GST_CHECK_MAIN (layout);
