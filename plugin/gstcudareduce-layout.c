@@ -20,7 +20,9 @@ video_components (const GstVideoInfo *info, gsize elem, Component *out)
   const guint n = GST_VIDEO_INFO_N_COMPONENTS (info);
   for (guint c = 0; c < n; c++) {
     out[c].plane = GST_VIDEO_INFO_COMP_PLANE (info, c);
-    out[c].channel = GST_VIDEO_INFO_COMP_POFFSET (info, c) / elem;
+    /* Rounded up: GStreamer 1.22 gives the V of P010_10LE and P016_LE an
+     * offset of 1 byte, though V is the second 16-bit sample. */
+    out[c].channel = (GST_VIDEO_INFO_COMP_POFFSET (info, c) + elem - 1) / elem;
     out[c].channels = GST_VIDEO_INFO_COMP_PSTRIDE (info, c) / elem;
   }
   if (GST_VIDEO_INFO_IS_RGB (info))

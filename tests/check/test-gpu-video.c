@@ -62,7 +62,8 @@ frame_new (GRand *rand, const gchar *format, gint w, gint h, guint pad)
   gst_video_info_set_format (
       &f.info, gst_video_format_from_string (format), w, h);
   gsize offset = 0;
-  for (guint p = 0; p < GST_VIDEO_INFO_N_PLANES (&f.info); p++) {
+  /* Without padding, the layout the caps alone imply (no meta). */
+  for (guint p = 0; pad > 0 && p < GST_VIDEO_INFO_N_PLANES (&f.info); p++) {
     gint comp[GST_VIDEO_MAX_COMPONENTS];
     gst_video_format_info_component (f.info.finfo, p, comp);
     f.info.stride[p] += pad;
@@ -70,7 +71,9 @@ frame_new (GRand *rand, const gchar *format, gint w, gint h, guint pad)
     offset +=
         (gsize)f.info.stride[p] * GST_VIDEO_INFO_COMP_HEIGHT (&f.info, comp[0]);
   }
-  f.size = f.info.size = offset;
+  if (pad > 0)
+    f.info.size = offset;
+  f.size = f.info.size;
   f.data = cr_test_random_elements (rand, CR_TYPE_UINT8, f.size);
   return f;
 }
@@ -131,12 +134,15 @@ add_component (Stats *s, const Frame *f, guint c, guint64 first, gdouble t)
   const guint plane = GST_VIDEO_INFO_COMP_PLANE (info, c);
   const gint w = GST_VIDEO_INFO_COMP_WIDTH (info, c);
   const gint h = GST_VIDEO_INFO_COMP_HEIGHT (info, c);
+  /* P010 and P016 store V as the second 16-bit sample of a pixel, where
+   * GStreamer 1.22's format table says 1 byte. */
+  const guint e = elem_size (f);
+  const gsize poffset = (GST_VIDEO_INFO_COMP_POFFSET (info, c) + e - 1) / e * e;
   for (gint y = 0; y < h; y++)
     for (gint x = 0; x < w; x++)
       stats_add (s,
           sample (f, plane,
-              (gsize)y * info->stride[plane]
-                  + GST_VIDEO_INFO_COMP_POFFSET (info, c)
+              (gsize)y * info->stride[plane] + poffset
                   + (gsize)x * GST_VIDEO_INFO_COMP_PSTRIDE (info, c)),
           first + (guint64)y * w + x, t);
 }

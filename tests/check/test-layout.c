@@ -94,6 +94,12 @@ GST_START_TEST (test_layout_semi_planar_order)
   assert_value (a, 2, 1, 1);
   assert_value (b, 1, 1, 1);
   assert_value (b, 2, 1, 0);
+
+  /* P010's V is the second 16-bit sample of a chroma pixel. */
+  CrInputFormat p010 = video_format ("P010_10LE", 16, 8);
+  g_autoptr (GstCudaReduceLayout) c = layout_of (&p010, TRUE, -1);
+  assert_value (c, 1, 1, 0);
+  assert_value (c, 2, 1, 1);
 }
 
 GST_END_TEST;
