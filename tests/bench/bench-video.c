@@ -119,8 +119,9 @@ main (int argc, char **argv)
   gdouble pinned[G_N_ELEMENTS (copy_sizes)],
       pageable[G_N_ELEMENTS (copy_sizes)];
   for (guint s = 0; s < G_N_ELEMENTS (sizes); s++) {
-    copy_sizes[2 * s] = FRAME_BYTES (sizes[s].width, sizes[s].height);
-    copy_sizes[2 * s + 1] = LUMA_BYTES (sizes[s].width, sizes[s].height);
+    /* Ascending, as measure_ceilings wants them. */
+    copy_sizes[2 * s] = LUMA_BYTES (sizes[s].width, sizes[s].height);
+    copy_sizes[2 * s + 1] = FRAME_BYTES (sizes[s].width, sizes[s].height);
   }
   if (!measure_ceilings (&region, copy_sizes, G_N_ELEMENTS (copy_sizes), pinned,
           pageable, &error))
@@ -134,7 +135,7 @@ main (int argc, char **argv)
     for (guint f = 0; f < G_N_ELEMENTS (formats); f++)
       for (guint luma = 0; luma < 2; luma++)
         measure_frames (formats[f], sizes[s].width, sizes[s].height, luma,
-            pinned[2 * s + luma], &region, seconds);
+            pinned[2 * s + !luma], &region, seconds);
   appsrc_runs_clear ();
   csv_close ();
   region_clear (&region);
