@@ -41,6 +41,7 @@ static const CrSymbol driver_symbols[] = {
   DRV (CtxDestroy, "cuCtxDestroy_v2"),
   DRV (CtxPushCurrent, "cuCtxPushCurrent_v2"),
   DRV (CtxPopCurrent, "cuCtxPopCurrent_v2"),
+  DRV (CtxGetDevice, "cuCtxGetDevice"),
   DRV (StreamCreate, "cuStreamCreate"),
   DRV (StreamDestroy, "cuStreamDestroy_v2"),
   DRV (StreamSynchronize, "cuStreamSynchronize"),

@@ -32,6 +32,7 @@ typedef struct CUevent_st *CUevent;
 #define CU_MEMORYTYPE_DEVICE 0x02
 #define CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES 3
 #define CU_FUNC_ATTRIBUTE_NUM_REGS 4
+#define CU_EVENT_BLOCKING_SYNC 0x1
 #define CU_EVENT_DISABLE_TIMING 0x2
 #define CU_MEMHOSTALLOC_PORTABLE 0x01
 #define CU_MEMHOSTALLOC_DEVICEMAP 0x02
@@ -68,6 +69,7 @@ typedef struct {
   CUresult (*CtxDestroy) (CUcontext ctx);
   CUresult (*CtxPushCurrent) (CUcontext ctx);
   CUresult (*CtxPopCurrent) (CUcontext *ctx);
+  CUresult (*CtxGetDevice) (CUdevice *device);
   CUresult (*StreamCreate) (CUstream *stream, unsigned int flags);
   CUresult (*StreamDestroy) (CUstream stream);
   CUresult (*StreamSynchronize) (CUstream stream);

@@ -3,6 +3,67 @@
 
 #include "cr-error.h"
 
+/* Fills in what @d's device is, and makes its stream in d->context. */
+static gboolean
+describe_and_stream (CrDevice *d, CUdevice dev, GError **error)
+{
+  const CrDriver *cu = d->cu;
+  int major = 0, minor = 0;
+  CUresult res;
+
+  if ((res = cu->DeviceGetName (d->name, sizeof d->name - 1, dev))
+      || (res = cu->DeviceGetAttribute (
+              &major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev))
+      || (res = cu->DeviceGetAttribute (
+              &minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev))
+      || (res = cu->DeviceGetAttribute (
+              &d->sm_count, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, dev)))
+    return cr_cuda_fail (error, res, "Querying the GPU");
+  d->arch = major * 10 + minor;
+  if ((res = cu->CtxPushCurrent (d->context)) != CUDA_SUCCESS)
+    return cr_cuda_fail (error, res, "Making the CUDA context current");
+  res = cu->StreamCreate (&d->stream, CU_STREAM_NON_BLOCKING);
+  cu->CtxPopCurrent (NULL);
+  if (res != CUDA_SUCCESS)
+    return cr_cuda_fail (error, res, "Creating a CUDA stream");
+  return TRUE;
+}
+
+CrDevice *
+cr_device_open_shared (
+    CUcontext context, GDestroyNotify release, gpointer owner, GError **error)
+{
+  const CrDriver *cu = cr_cuda_driver (error);
+  CUdevice dev;
+  CUresult res;
+
+  if (cu == NULL) {
+    release (owner);
+    return NULL;
+  }
+  g_autoptr (CrDevice) d = g_new0 (CrDevice, 1);
+  d->refcount = 1;
+  d->cu = cu;
+  d->context = context;
+  d->release_context = release;
+  d->context_owner = owner;
+  if ((res = cu->CtxPushCurrent (context)) != CUDA_SUCCESS) {
+    cr_cuda_fail (error, res, "Making the shared CUDA context current");
+    return NULL;
+  }
+  res = cu->CtxGetDevice (&dev);
+  cu->CtxPopCurrent (NULL);
+  if (res != CUDA_SUCCESS) {
+    cr_cuda_fail (error, res, "Asking the shared CUDA context for its GPU");
+    return NULL;
+  }
+  /* The ordinal is the device handle, as the driver numbers them. */
+  d->ordinal = (gint)dev;
+  if (!describe_and_stream (d, dev, error))
+    return NULL;
+  return g_steal_pointer (&d);
+}
+
 CrDevice *
 cr_device_open (gint ordinal, GError **error)
 {
@@ -33,22 +94,13 @@ cr_device_open (gint ordinal, GError **error)
   }
 
   g_autoptr (CrDevice) d = g_new0 (CrDevice, 1);
-  int major = 0, minor = 0;
   d->refcount = 1;
   d->cu = cu;
   d->ordinal = ordinal < 0 ? 0 : ordinal;
-  if ((res = cu->DeviceGet (&dev, d->ordinal)) != CUDA_SUCCESS
-      || (res = cu->DeviceGetName (d->name, sizeof d->name - 1, dev))
-      || (res = cu->DeviceGetAttribute (
-              &major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev))
-      || (res = cu->DeviceGetAttribute (
-              &minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev))
-      || (res = cu->DeviceGetAttribute (
-              &d->sm_count, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, dev))) {
+  if ((res = cu->DeviceGet (&dev, d->ordinal)) != CUDA_SUCCESS) {
     cr_cuda_fail (error, res, "Querying the GPU");
     return NULL;
   }
-  d->arch = major * 10 + minor;
   /* A context of our own rather than the primary one, so that nothing
    * another library does to the primary context (a reset) reaches us. A
    * fault in a user's monoid is another matter: the driver keeps it for
@@ -57,12 +109,9 @@ cr_device_open (gint ordinal, GError **error)
     cr_cuda_fail (error, res, "Creating a CUDA context");
     return NULL;
   }
-  res = cu->StreamCreate (&d->stream, CU_STREAM_NON_BLOCKING);
   cu->CtxPopCurrent (NULL);
-  if (res != CUDA_SUCCESS) {
-    cr_cuda_fail (error, res, "Creating a CUDA stream");
+  if (!describe_and_stream (d, dev, error))
     return NULL;
-  }
   return g_steal_pointer (&d);
 }
 
@@ -81,9 +130,15 @@ cr_device_unref (CrDevice *d)
   if (d->context) {
     d->cu->CtxPushCurrent (d->context);
     cr_staging_free (d->staging);
+    if (d->release_context && d->stream)
+      d->cu->StreamDestroy (d->stream);
     d->cu->CtxPopCurrent (NULL);
-    /* Destroying the context frees everything made in it, stream included. */
-    d->cu->CtxDestroy (d->context);
+    /* Destroying our own context frees everything made in it, stream
+     * included; a shared one lives on with its owner. */
+    if (d->release_context)
+      d->release_context (d->context_owner);
+    else
+      d->cu->CtxDestroy (d->context);
   }
   g_free (d);
 }
@@ -174,6 +229,12 @@ CUstream
 cr_device_stream (const CrDevice *d)
 {
   return d->stream;
+}
+
+CUcontext
+cr_device_context (const CrDevice *d)
+{
+  return d->context;
 }
 
 gboolean

@@ -23,6 +23,10 @@ struct _CrDevice {
   gint sm_count;
   gchar name[256];
   CUcontext context;
+  /* A context someone else made (GStreamer's, to read its memory): not
+   * destroyed with the device; released through this when it goes. */
+  GDestroyNotify release_context;
+  gpointer context_owner;
   CUstream stream;
   CrStaging *staging; /* created on first use */
 };

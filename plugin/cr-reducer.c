@@ -424,8 +424,13 @@ reduce_rows (CrReducer *r, const CrHostRegion *region, const guint8 *ctx,
   for (gsize line = 0; line < region->n_rows; line += lines_per_chunk) {
     gsize lines = MIN (lines_per_chunk, region->n_rows - line);
     CrMemcpy2D copy = { 0 };
-    copy.srcMemoryType = CU_MEMORYTYPE_HOST;
-    copy.srcHost = region->data + line * region->stride;
+    if (region->device) {
+      copy.srcMemoryType = CU_MEMORYTYPE_DEVICE;
+      copy.srcDevice = region->device + line * region->stride;
+    } else {
+      copy.srcMemoryType = CU_MEMORYTYPE_HOST;
+      copy.srcHost = region->data + line * region->stride;
+    }
     copy.srcPitch = region->stride;
     copy.dstMemoryType = CU_MEMORYTYPE_DEVICE;
     copy.dstDevice = r->staging;
@@ -490,7 +495,10 @@ cr_reducer_take_event (CrReducer *r, CrJob *job, GError **error)
   g_mutex_unlock (&r->lock);
 
   if (job->done == NULL) {
-    CR_CHECK (r->device->cu->EventCreate (&job->done, CU_EVENT_DISABLE_TIMING),
+    /* Blocking: waiting never spins a core, even in a shared context that
+     * GStreamer made with the driver's default (spinning) schedule. */
+    CR_CHECK (r->device->cu->EventCreate (
+                  &job->done, CU_EVENT_DISABLE_TIMING | CU_EVENT_BLOCKING_SYNC),
         "Creating a CUDA event");
     g_mutex_lock (&r->lock);
     g_ptr_array_add (r->all_events, job->done);

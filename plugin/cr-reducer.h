@@ -18,6 +18,12 @@ typedef struct _CrReducer CrReducer;
 /* @ordinal -1 means the first GPU. Reducers, jobs and host memory hold a
  * reference, so the context lives until the last of them is gone. */
 CrDevice *cr_device_open (gint ordinal, GError **error);
+/* A device on @context, a context someone else made (GStreamer's CUDA
+ * context, whose memory only its own context may read): the device makes
+ * its stream there, never destroys the context, and calls @release
+ * (@owner) when it goes (or at once, on failure). */
+CrDevice *cr_device_open_shared (
+    CUcontext context, GDestroyNotify release, gpointer owner, GError **error);
 CrDevice *cr_device_ref (CrDevice *device);
 void cr_device_unref (CrDevice *device);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (CrDevice, cr_device_unref)
@@ -30,6 +36,7 @@ const gchar *cr_device_name (const CrDevice *device);
 gboolean cr_device_push (CrDevice *device, GError **error);
 void cr_device_pop (CrDevice *device);
 CUstream cr_device_stream (const CrDevice *device);
+CUcontext cr_device_context (const CrDevice *device);
 
 /* Pinned host memory mapped for the GPU, which kernels read in place at
  * *@device_ptr. Callers hold a device reference until they free it. */
@@ -56,15 +63,16 @@ const CrCompiled *cr_reducer_compiled (const CrReducer *reducer);
  * occupancy calculator made of the kernel. */
 gchar *cr_reducer_describe (const CrReducer *reducer);
 
-/* Host data as rows: @n_rows rows of @row_bytes, @stride bytes apart (only
+/* Data as rows: @n_rows rows of @row_bytes, @stride bytes apart (only
  * the row_bytes of each are reduced). Contiguous data is one row. */
 typedef struct {
-  const guint8 *data;
+  const guint8 *data; /* on the host; NULL for device memory */
   gsize row_bytes;
   gsize n_rows;
   gsize stride;
-  /* Where the GPU reads data in place (pinned, mapped memory), or 0 for
-   * memory that must be copied. */
+  /* Where the GPU reads data in place (pinned, mapped memory, or device
+   * memory of the device's context), or 0 for memory that must be copied.
+   * Rows with padding between them are packed on the device first. */
   CUdeviceptr device;
 } CrHostRegion;
 

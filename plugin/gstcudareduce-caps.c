@@ -1,6 +1,7 @@
 /* gstcudareduce-caps.c: mapping between caps and element types. */
 #include "gstcudareduce-caps.h"
 
+#include "gstcudareduce-cuda.h"
 #include "gstcudareduce-layout.h"
 
 #include <gst/audio/audio.h>
@@ -140,6 +141,9 @@ cr_input_format_from_caps (const GstCaps *caps, CrInputFormat *fmt)
     fmt->family = CR_INPUT_VIDEO;
     if (!gst_video_info_from_caps (&fmt->video, caps))
       return FALSE;
+    GstCapsFeatures *features = gst_caps_get_features (caps, 0);
+    fmt->cuda_memory = features
+        && gst_caps_features_contains (features, CR_CUDA_MEMORY_FEATURE);
     fmt->frame_bytes = GST_VIDEO_INFO_SIZE (&fmt->video);
     /* The first plane's samples per pixel (4 for RGBx), and the
      * components in all planes (3 for RGBx and for YUV). */

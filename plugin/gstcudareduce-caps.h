@@ -20,10 +20,25 @@ G_BEGIN_DECLS
   "(string) uint16, (string) int32, (string) uint32, (string) int64, " \
   "(string) uint64, (string) float32, (string) float64 }"
 
+/* What GstCudaMemory holds (GStreamer 1.22) that the element reads. */
+#define CR_CUDA_VIDEO_FORMATS \
+  "{ I420, YV12, NV12, NV21, Y42B, Y444, I420_10LE, I422_10LE, P010_10LE, " \
+  "P016_LE, RGBA, BGRA, RGBx, BGRx }"
+/* First, as GStreamer's CUDA elements list it: frames already on the GPU
+ * are read where they are. */
+#ifdef CR_HAVE_GST_CUDA
+#define CR_CUDA_SINK_CAPS \
+  "video/x-raw(memory:CUDAMemory), format = (string) " CR_CUDA_VIDEO_FORMATS \
+  ", width = (int) [ 1, MAX ], " \
+  "height = (int) [ 1, MAX ], framerate = (fraction) [ 0/1, MAX ]; "
+#else
+#define CR_CUDA_SINK_CAPS ""
+#endif
+
 #define CR_SINK_CAPS \
   "audio/x-raw, format = (string) " CR_AUDIO_FORMATS ", " \
   "layout = (string) interleaved, rate = (int) [ 1, MAX ], " \
-  "channels = (int) [ 1, MAX ]; " \
+  "channels = (int) [ 1, MAX ]; " CR_CUDA_SINK_CAPS \
   "video/x-raw, format = (string) " CR_VIDEO_FORMATS ", " \
   "width = (int) [ 1, MAX ], height = (int) [ 1, MAX ], " \
   "framerate = (fraction) [ 0/1, MAX ]; " \
@@ -44,6 +59,7 @@ typedef struct {
   CrType type;
   gint rate; /* audio */
   GstVideoInfo video; /* video */
+  gboolean cuda_memory; /* video in GPU memory (memory:CUDAMemory) */
   /* The size of one buffer when the caps fix it (video frames, tensors with
    * dimensions), else 0. */
   gsize frame_bytes;

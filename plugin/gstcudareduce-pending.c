@@ -2,6 +2,7 @@
  * as element messages and as tensors. */
 #include "gstcudareduce-pending.h"
 
+#include "gstcudareduce-cuda.h"
 #include "gstcudareduce-error.h"
 #include "gstcudareduce-memory.h"
 
@@ -62,6 +63,41 @@ find_device_address (GstBuffer *buf, const guint8 *map_data, CrDevice *device,
           map_data, region->data, region->row_bytes * region->n_rows, device);
 }
 
+/* The plane @plane of a mapped frame, as a region. */
+static void
+plane_region (const GstVideoFrame *frame, guint plane, CrHostRegion *region)
+{
+  gint comp[GST_VIDEO_MAX_COMPONENTS];
+  gst_video_format_info_component (frame->info.finfo, plane, comp);
+  region->data = GST_VIDEO_FRAME_PLANE_DATA (frame, plane);
+  region->row_bytes = GST_VIDEO_FRAME_COMP_WIDTH (frame, comp[0])
+      * GST_VIDEO_FRAME_COMP_PSTRIDE (frame, comp[0]);
+  region->n_rows = GST_VIDEO_FRAME_COMP_HEIGHT (frame, comp[0]);
+  region->stride = GST_VIDEO_FRAME_PLANE_STRIDE (frame, plane);
+}
+
+/* A frame in GPU memory: every plane read where it is (rows with padding
+ * packed on the GPU first). */
+static gboolean
+map_cuda_frame (GstCudaReducePending *p, GstElement *element,
+    const CrInputFormat *format, CrDevice *device, CrHostRegion *regions)
+{
+  g_autoptr (GError) error = NULL;
+
+  if (!gst_cuda_reduce_cuda_map_frame (&p->frame, &format->video, p->buffer,
+          cr_device_context (device), cr_device_ordinal (device), &error)) {
+    gst_cuda_reduce_post_error (element, error, NULL);
+    return FALSE;
+  }
+  p->is_frame = TRUE;
+  for (guint k = 0; k < p->layout->n_parts; k++) {
+    plane_region (&p->frame, p->layout->parts[k].plane, &regions[k]);
+    regions[k].device = (CUdeviceptr)(guintptr)regions[k].data;
+    regions[k].data = NULL;
+  }
+  return TRUE;
+}
+
 gboolean
 gst_cuda_reduce_pending_map (GstCudaReducePending *p, GstElement *element,
     const CrInputFormat *format, CrDevice *device, CrHostRegion *regions)
@@ -83,6 +119,8 @@ gst_cuda_reduce_pending_map (GstCudaReducePending *p, GstElement *element,
     find_device_address (buf, p->map.data, device, &regions[0]);
     return TRUE;
   }
+  if (format->cuda_memory)
+    return map_cuda_frame (p, element, format, device, regions);
   if (!gst_video_frame_map (&p->frame, &format->video, buf, GST_MAP_READ)) {
     GST_ELEMENT_ERROR (element, STREAM, FORMAT, ("Cannot map a video frame"),
         ("the buffer of %" G_GSIZE_FORMAT
@@ -92,16 +130,8 @@ gst_cuda_reduce_pending_map (GstCudaReducePending *p, GstElement *element,
   }
   p->is_frame = TRUE;
   for (guint k = 0; k < layout->n_parts; k++) {
-    const guint plane = layout->parts[k].plane;
-    gint comp[GST_VIDEO_MAX_COMPONENTS];
-    gst_video_format_info_component (p->frame.info.finfo, plane, comp);
-    CrHostRegion *region = &regions[k];
-    region->data = GST_VIDEO_FRAME_PLANE_DATA (&p->frame, plane);
-    region->row_bytes = GST_VIDEO_FRAME_COMP_WIDTH (&p->frame, comp[0])
-        * GST_VIDEO_FRAME_COMP_PSTRIDE (&p->frame, comp[0]);
-    region->n_rows = GST_VIDEO_FRAME_COMP_HEIGHT (&p->frame, comp[0]);
-    region->stride = GST_VIDEO_FRAME_PLANE_STRIDE (&p->frame, plane);
-    find_device_address (buf, p->frame.map[0].data, device, region);
+    plane_region (&p->frame, layout->parts[k].plane, &regions[k]);
+    find_device_address (buf, p->frame.map[0].data, device, &regions[k]);
   }
   return TRUE;
 }

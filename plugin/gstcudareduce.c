@@ -62,6 +62,7 @@
 
 #include "gstcudareduce-batches.h"
 #include "gstcudareduce-caps.h"
+#include "gstcudareduce-cuda.h"
 #include "gstcudareduce-error.h"
 #include "gstcudareduce-memory.h"
 #include "gstcudareduce-programs.h"
@@ -135,6 +136,10 @@ struct _GstCudaReduce {
     CrMonoid *monoid;
     guint serial;
   } parsed;
+
+  /* The pipeline's CUDA context: found or made at start, replaced by
+   * set_context, as GStreamer's CUDA elements keep theirs. */
+  GstCudaReduceCuda cuda;
 
   /* While running: touched only by the streaming thread (and start and
    * stop). per_channel and the window's length are the properties' values
@@ -425,7 +430,15 @@ gst_cuda_reduce_start (GstBaseTransform *trans)
   self->running_component = self->component;
   gst_cuda_reduce_window_init (&self->window, self->interval);
   GST_OBJECT_UNLOCK (self);
-  self->device = cr_device_open (device_id, &error);
+  /* The pipeline's CUDA context, where GStreamer's CUDA library is at
+   * hand, so that frames in its memory can be read; else one of our own. */
+  gpointer shared =
+      gst_cuda_reduce_cuda_open (&self->cuda, GST_ELEMENT (self), device_id);
+  if (shared)
+    self->device = cr_device_open_shared (
+        shared, gst_object_unref, gst_object_ref (self->cuda.context), &error);
+  else
+    self->device = cr_device_open (device_id, &error);
   if (self->device == NULL) {
     gst_cuda_reduce_post_error (self, error, NULL);
     return FALSE;
@@ -452,6 +465,7 @@ gst_cuda_reduce_stop (GstBaseTransform *trans)
   g_clear_pointer (&self->caps.layout, gst_cuda_reduce_layout_unref);
   gst_cuda_reduce_programs_clear (&self->programs);
   g_clear_pointer (&self->device, cr_device_unref);
+  gst_cuda_reduce_cuda_close (&self->cuda);
   /* Memory upstream still holds keeps the allocator, and so the context,
    * alive. */
   gst_clear_object (&self->allocator);
@@ -822,6 +836,10 @@ gst_cuda_reduce_query (
 {
   GstCudaReduce *self = GST_CUDA_REDUCE (trans);
 
+  /* Peers share the CUDA context through this query. */
+  if (gst_cuda_reduce_cuda_handle_query (
+          &self->cuda, GST_ELEMENT (self), query))
+    return TRUE;
   if (direction != GST_PAD_SRC || GST_QUERY_TYPE (query) != GST_QUERY_LATENCY)
     return GST_BASE_TRANSFORM_CLASS (parent_class)
         ->query (trans, direction, query);
@@ -868,12 +886,26 @@ gst_cuda_reduce_propose_allocation (
   if (self->allocator == NULL)
     return TRUE;
   gst_query_parse_allocation (query, &caps, NULL);
-  if (caps == NULL || !cr_input_format_from_caps (caps, &format))
+  /* Frames in CUDA memory come from upstream's own pool. */
+  if (caps == NULL || !cr_input_format_from_caps (caps, &format)
+      || format.cuda_memory)
     return TRUE;
   gst_cuda_reduce_memory_propose (query, self->allocator,
       format.family == CR_INPUT_VIDEO, format.frame_bytes,
       gst_cuda_reduce_queue_get_depth (&self->queue) + 1);
   return TRUE;
+}
+
+static void
+gst_cuda_reduce_set_context (GstElement *element, GstContext *context)
+{
+  GstCudaReduce *self = GST_CUDA_REDUCE (element);
+
+  GST_OBJECT_LOCK (self);
+  gint device_id = self->device_id;
+  GST_OBJECT_UNLOCK (self);
+  gst_cuda_reduce_cuda_set_context (&self->cuda, element, context, device_id);
+  GST_ELEMENT_CLASS (parent_class)->set_context (element, context);
 }
 
 /* Type */
@@ -1051,6 +1083,7 @@ gst_cuda_reduce_class_init (GstCudaReduceClass *klass)
       GST_DEBUG_FUNCPTR (gst_cuda_reduce_generate_output);
   trans_class->sink_event = GST_DEBUG_FUNCPTR (gst_cuda_reduce_sink_event);
   trans_class->query = GST_DEBUG_FUNCPTR (gst_cuda_reduce_query);
+  element_class->set_context = GST_DEBUG_FUNCPTR (gst_cuda_reduce_set_context);
   trans_class->propose_allocation =
       GST_DEBUG_FUNCPTR (gst_cuda_reduce_propose_allocation);
   trans_class->passthrough_on_same_caps = FALSE;
