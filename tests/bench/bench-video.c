@@ -15,16 +15,38 @@
  * cuMemcpyHtoDAsync from pinned memory of the bytes it reads: GB/s of
  * bytes read, and frames per second. Median of 3 runs.
  *
+ * Frames in GPU memory: 8 NV12 frames of each size, made by
+ *
+ *   videotestsrc pattern=snow ! cudaupload ! appsink
+ *
+ * and kept, are pushed again and again (new timestamps, the same GPU
+ * memory) by an application thread through
+ *
+ *   appsrc ! cudareduce monoid=sum [component=0] ! fakesink sync=false
+ *   appsrc ! cudadownload ! cudareduce monoid=sum [component=0] ! fakesink
+ *
+ * in the CUDA context that made them (the one the pipeline shares), for
+ * --seconds, with up to 4 frames queued in appsrc; timed from the first
+ * push to the last result. The first is compared with cuMemcpyDtoDAsync of
+ * the same bytes within the GPU's memory (GB/s of bytes read), the second
+ * is the path a user without CUDA memory input has. Skipped where
+ * cudareduce or nvcodec have no CUDA memory.
+ *
  * CSV (--csv), bench-pipeline's columns: kind=video, source
- * FORMAT-WxH-whole or FORMAT-WxH-luma, bytes read per frame, gbps of bytes
- * read, buffers_per_s frames per second, ceiling_gbps the pinned copy of
- * that many bytes, ratio = gbps / ceiling_gbps. Exits 77 without a GPU,
+ * FORMAT-WxH-whole or FORMAT-WxH-luma (host frames), cuda-... (frames in
+ * GPU memory) or download-... (through cudadownload), bytes read per
+ * frame, gbps of bytes read, buffers_per_s frames per second, ceiling_gbps
+ * the pinned copy (host) or the device copy (CUDA) of that many bytes
+ * (none for download), ratio = gbps / ceiling_gbps. Exits 77 without a GPU,
  * unless CUDAREDUCE_REQUIRE_GPU=1. */
 #include "bench-appsrc.h"
 #include "bench-ceilings.h"
 #include "bench-sources.h"
 #include "cr-reducer.h"
 
+#include <gst/app/gstappsink.h>
+#include <gst/app/gstappsrc.h>
+#include <math.h>
 #include <string.h>
 
 static const struct {
@@ -74,6 +96,190 @@ measure_frames (const gchar *format, gint w, gint h, gboolean luma,
       label, m.buffers_per_s, gbps, ceiling, gbps / ceiling);
   csv_row (
       "video", label, read, gbps, m.buffers_per_s, ceiling, gbps / ceiling);
+}
+
+/* Frames in GPU memory, made once by cudaupload, and the context they live
+ * in. */
+typedef struct {
+  GstElement *maker; /* kept PAUSED until the frames are gone */
+  GPtrArray *frames;
+  GstContext *context;
+  gchar *caps;
+} CudaFrames;
+
+static gboolean
+cuda_frames_make (CudaFrames *cf, gint w, gint h)
+{
+  g_autofree gchar *desc = g_strdup_printf (
+      "videotestsrc num-buffers=8 pattern=snow ! "
+      "video/x-raw,format=NV12,width=%d,height=%d,framerate=30/1 ! "
+      "cudaupload ! video/x-raw(memory:CUDAMemory) ! "
+      "appsink name=sink sync=false",
+      w, h);
+  g_autoptr (GError) error = NULL;
+  memset (cf, 0, sizeof *cf);
+  cf->maker = gst_parse_launch (desc, &error);
+  if (cf->maker == NULL)
+    return FALSE;
+  GstElement *sink = gst_bin_get_by_name (GST_BIN (cf->maker), "sink");
+  gst_element_set_state (cf->maker, GST_STATE_PLAYING);
+  cf->frames =
+      g_ptr_array_new_with_free_func ((GDestroyNotify)gst_buffer_unref);
+  GstSample *sample;
+  while ((sample = gst_app_sink_pull_sample (GST_APP_SINK (sink)))) {
+    g_ptr_array_add (
+        cf->frames, gst_buffer_ref (gst_sample_get_buffer (sample)));
+    if (cf->caps == NULL)
+      cf->caps = gst_caps_to_string (gst_sample_get_caps (sample));
+    gst_sample_unref (sample);
+  }
+  gst_object_unref (sink);
+  cf->context = gst_element_get_context (cf->maker, "gst.cuda.context");
+  gst_element_set_state (cf->maker, GST_STATE_PAUSED);
+  return cf->frames->len == 8 && cf->context != NULL;
+}
+
+static void
+cuda_frames_clear (CudaFrames *cf)
+{
+  g_clear_pointer (&cf->frames, g_ptr_array_unref);
+  if (cf->context)
+    gst_context_unref (cf->context);
+  if (cf->maker) {
+    gst_element_set_state (cf->maker, GST_STATE_NULL);
+    gst_object_unref (cf->maker);
+  }
+  g_free (cf->caps);
+}
+
+typedef struct {
+  GMutex lock;
+  guint64 results;
+  gint64 last;
+  gchar *error;
+} CudaRun;
+
+static GstBusSyncReply
+count_result (GstBus *bus, GstMessage *msg, gpointer data)
+{
+  CudaRun *run = data;
+  g_mutex_lock (&run->lock);
+  if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ELEMENT
+      && gst_structure_has_name (
+          gst_message_get_structure (msg), "cudareduce")) {
+    run->results++;
+    run->last = g_get_monotonic_time ();
+  } else if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR && !run->error) {
+    GError *e = NULL;
+    gst_message_parse_error (msg, &e, NULL);
+    run->error = g_strdup (e->message);
+    g_error_free (e);
+  }
+  g_mutex_unlock (&run->lock);
+  return GST_BUS_PASS;
+}
+
+/* Frames per second of @element (after appsrc) on @cf's frames. */
+static gdouble
+cuda_run (const CudaFrames *cf, const gchar *element, gdouble seconds)
+{
+  g_autofree gchar *desc = g_strdup_printf (
+      "appsrc name=src ! %s ! fakesink sync=false enable-last-sample=false",
+      element);
+  GstElement *pipeline = pipeline_launch (desc);
+  GstElement *src = gst_bin_get_by_name (GST_BIN (pipeline), "src");
+  GstCaps *caps = gst_caps_from_string (cf->caps);
+  GstBus *bus = gst_element_get_bus (pipeline);
+  CudaRun run = { 0 };
+  const GstClockTime frame = GST_SECOND / 30;
+  guint64 pushed = 0;
+
+  g_mutex_init (&run.lock);
+  gst_element_set_context (pipeline, cf->context);
+  g_object_set (src, "caps", caps, "format", GST_FORMAT_TIME, "block", TRUE,
+      "max-buffers", (guint64)4, NULL);
+  gst_caps_unref (caps);
+  gst_bus_set_sync_handler (bus, count_result, &run, NULL);
+  gst_element_set_state (pipeline, GST_STATE_PLAYING);
+  const gint64 t0 = g_get_monotonic_time ();
+  while (g_get_monotonic_time () - t0 < seconds * G_USEC_PER_SEC) {
+    GstBuffer *buf = gst_buffer_copy (
+        g_ptr_array_index (cf->frames, pushed % cf->frames->len));
+    GST_BUFFER_PTS (buf) = pushed * frame;
+    GST_BUFFER_DURATION (buf) = frame;
+    if (gst_app_src_push_buffer (GST_APP_SRC (src), buf) != GST_FLOW_OK)
+      break;
+    pushed++;
+  }
+  gst_app_src_end_of_stream (GST_APP_SRC (src));
+  GstMessage *msg = gst_bus_timed_pop_filtered (
+      bus, 120 * GST_SECOND, GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+  if (msg)
+    gst_message_unref (msg);
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_bus_set_sync_handler (bus, NULL, NULL, NULL);
+  if (run.error || run.results != pushed)
+    fail ("%s: %" G_GUINT64_FORMAT " results for %" G_GUINT64_FORMAT
+          " frames%s%s",
+        element, run.results, pushed, run.error ? ": " : "",
+        run.error ? run.error : "");
+  gst_object_unref (bus);
+  gst_object_unref (src);
+  gst_object_unref (pipeline);
+  return pushed / ((run.last - t0) / 1e6);
+}
+
+static void
+measure_cuda (gdouble seconds)
+{
+  gsize bytes[2 * G_N_ELEMENTS (sizes)];
+  gdouble copy[G_N_ELEMENTS (bytes)];
+  g_autoptr (GError) error = NULL;
+
+  for (guint s = 0; s < G_N_ELEMENTS (sizes); s++) {
+    bytes[2 * s] = LUMA_BYTES (sizes[s].width, sizes[s].height);
+    bytes[2 * s + 1] = FRAME_BYTES (sizes[s].width, sizes[s].height);
+  }
+  if (!measure_device_copy (bytes, G_N_ELEMENTS (bytes), copy, &error))
+    fail ("device copy ceiling: %s", error->message);
+  g_print ("\nFrames in GPU memory (NV12 from cudaupload), monoid=sum, "
+           "median of %d runs:\n",
+      REPEATS);
+  for (guint s = 0; s < G_N_ELEMENTS (sizes); s++) {
+    const gint w = sizes[s].width, h = sizes[s].height;
+    CudaFrames cf;
+    if (!cuda_frames_make (&cf, w, h)) {
+      g_print ("  no frames in CUDA memory from cudaupload: skipped\n");
+      cuda_frames_clear (&cf);
+      return;
+    }
+    for (guint luma = 0; luma < 2; luma++) {
+      const gsize read = bytes[2 * s + !luma];
+      const gchar *sel = luma ? " component=0" : "";
+      g_autofree gchar *direct =
+          g_strdup_printf ("cudareduce monoid=sum%s", sel);
+      g_autofree gchar *download = g_strdup_printf (
+          "cudadownload ! video/x-raw ! cudareduce monoid=sum%s", sel);
+      gdouble fps[2][REPEATS];
+      for (guint rep = 0; rep < REPEATS; rep++) {
+        fps[0][rep] = cuda_run (&cf, direct, seconds);
+        fps[1][rep] = cuda_run (&cf, download, seconds);
+      }
+      const gdouble d = median (fps[0], REPEATS), dl = median (fps[1], REPEATS);
+      const gdouble gbps = d * read / 1e9, ceiling = copy[2 * s + !luma];
+      g_autofree gchar *label =
+          g_strdup_printf ("NV12-%dx%d-%s", w, h, luma ? "luma" : "whole");
+      g_print ("  cuda-%-24s %9.1f frames/s  %8.1f GB/s read  device copy "
+               "%7.1f GB/s  ratio %.2f;  through cudadownload %7.1f frames/s "
+               "(cuda/download %.1f)\n",
+          label, d, gbps, ceiling, gbps / ceiling, dl, d / dl);
+      g_autofree gchar *cuda_label = g_strdup_printf ("cuda-%s", label);
+      g_autofree gchar *dl_label = g_strdup_printf ("download-%s", label);
+      csv_row ("video", cuda_label, read, gbps, d, ceiling, gbps / ceiling);
+      csv_row ("video", dl_label, read, dl * read / 1e9, dl, NAN, NAN);
+    }
+    cuda_frames_clear (&cf);
+  }
 }
 
 int
@@ -137,6 +343,7 @@ main (int argc, char **argv)
         measure_frames (formats[f], sizes[s].width, sizes[s].height, luma,
             pinned[2 * s + !luma], &region, seconds);
   appsrc_runs_clear ();
+  measure_cuda (seconds);
   csv_close ();
   region_clear (&region);
   if (csv_path)

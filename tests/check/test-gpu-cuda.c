@@ -1,0 +1,192 @@
+/* test-gpu-cuda.c: frames in GPU memory (memory:CUDAMemory), from
+ * GStreamer's own CUDA elements, against the CPU reference of the same
+ * frames on the host: cudaupload for every format cudareduce reads there,
+ * an H.264 clip through nvh264dec, and the CUDA context the elements
+ * share. Skipped where cudareduce was built without GStreamer's CUDA
+ * library or nvcodec's elements are missing. */
+#include "cr-test-util.h"
+#include "cr-test-video.h"
+
+static const gchar *const formats[] = { "I420", "YV12", "NV12", "NV21", "Y42B",
+  "Y444", "I420_10LE", "I422_10LE", "P010_10LE", "P016_LE", "RGBA", "BGRA",
+  "RGBx", "BGRx" };
+
+/* Frames on the host at cudaupload's sink pad, reduced from GPU memory. */
+static gchar *
+upload_pipeline (const gchar *format, gint w, gint h, const gchar *props)
+{
+  g_autofree gchar *stats = cr_test_stats_props (format);
+  return g_strdup_printf (
+      "videotestsrc num-buffers=3 pattern=snow ! "
+      "video/x-raw,format=%s,width=%d,height=%d ! cudaupload name=frames ! "
+      "video/x-raw(memory:CUDAMemory) ! cudareduce name=r %s %s ! fakesink",
+      format, w, h, stats, props);
+}
+
+/* The caps cudareduce negotiated are CUDA memory: nothing downloaded the
+ * frames on the way. */
+static void
+assert_cuda_caps (GstElement *pipeline)
+{
+  GstElement *r = gst_bin_get_by_name (GST_BIN (pipeline), "r");
+  GstPad *sink = gst_element_get_static_pad (r, "sink");
+  g_autoptr (GstCaps) caps = gst_pad_get_current_caps (sink);
+  fail_unless (caps != NULL);
+  fail_unless (gst_caps_features_contains (
+                   gst_caps_get_features (caps, 0), "memory:CUDAMemory"),
+      "cudareduce negotiated %" GST_PTR_FORMAT, caps);
+  gst_object_unref (sink);
+  gst_object_unref (r);
+}
+
+GST_START_TEST (test_cuda_upload_every_format)
+{
+  for (guint k = 0; k < G_N_ELEMENTS (formats); k++) {
+    GstVideoInfo info;
+    gst_video_info_set_format (
+        &info, gst_video_format_from_string (formats[k]), 16, 16);
+    const gint n = GST_VIDEO_INFO_N_COMPONENTS (&info);
+    /* Pitched rows (70 wide), and rows the GPU reads in place (512). */
+    g_autofree gchar *whole = upload_pipeline (formats[k], 70, 42, "");
+    g_autofree gchar *per =
+        upload_pipeline (formats[k], 512, 64, "per-channel=true");
+    g_autofree gchar *last = g_strdup_printf ("component=%d", n - 1);
+    g_autofree gchar *one = upload_pipeline (formats[k], 70, 42, last);
+    cr_test_check_pipeline (whole, formats[k], 3, FALSE, -1, assert_cuda_caps);
+    cr_test_check_pipeline (per, formats[k], 3, TRUE, -1, assert_cuda_caps);
+    cr_test_check_pipeline (one, formats[k], 3, FALSE, n - 1, assert_cuda_caps);
+  }
+  /* Large frames: many blocks, and rows packed in chunks. */
+  g_autofree gchar *large = upload_pipeline ("NV12", 1920, 1080, "");
+  g_autofree gchar *luma =
+      upload_pipeline ("P010_10LE", 1920, 1080, "component=0");
+  cr_test_check_pipeline (large, "NV12", 3, FALSE, -1, assert_cuda_caps);
+  cr_test_check_pipeline (luma, "P010_10LE", 3, FALSE, 0, assert_cuda_caps);
+}
+
+GST_END_TEST;
+
+static GObject *
+cuda_context_of (GstElement *pipeline, const gchar *name)
+{
+  GstElement *e = gst_bin_get_by_name (GST_BIN (pipeline), name);
+  GstQuery *query = gst_query_new_context ("gst.cuda.context");
+  GstContext *context = NULL;
+  GObject *object = NULL;
+
+  fail_unless (gst_element_query (e, query), "%s has no CUDA context", name);
+  gst_query_parse_context (query, &context);
+  fail_unless (context != NULL);
+  const GstStructure *s = gst_context_get_structure (context);
+  const GValue *value = gst_structure_get_value (s, "gst.cuda.context");
+  fail_unless (
+      value && G_VALUE_HOLDS_OBJECT (value), "%s: %" GST_PTR_FORMAT, name, s);
+  object = g_value_dup_object (value);
+  gst_query_unref (query);
+  gst_object_unref (e);
+  return object;
+}
+
+/* Both elements answer the context query with one and the same context:
+ * cudareduce made it at start (it starts first, downstream) and
+ * cudaupload took it, or the other way round. */
+static void
+assert_one_context (GstElement *pipeline)
+{
+  g_autoptr (GObject) ours = cuda_context_of (pipeline, "r");
+  g_autoptr (GObject) upstream = cuda_context_of (pipeline, "frames");
+  fail_unless (ours == upstream,
+      "cudareduce's CUDA context %p, cudaupload's %p", ours, upstream);
+  assert_cuda_caps (pipeline);
+}
+
+GST_START_TEST (test_cuda_context_is_shared)
+{
+  g_autofree gchar *desc = upload_pipeline ("NV12", 64, 32, "cuda-device-id=0");
+  cr_test_check_pipeline (desc, "NV12", 3, FALSE, -1, assert_one_context);
+  g_autofree gchar *any = upload_pipeline ("I420", 64, 32, "");
+  cr_test_check_pipeline (any, "I420", 3, FALSE, -1, assert_one_context);
+}
+
+GST_END_TEST;
+
+/* An H.264 clip (tests/data, 30 frames of 320x240 made by x264enc)
+ * decoded on the GPU: cudareduce reads the decoder's frames where they
+ * are, and the reference reads the same frames downloaded. */
+GST_START_TEST (test_cuda_h264_clip)
+{
+  GstElementFactory *dec = gst_element_factory_find ("nvh264dec");
+  GstElementFactory *parse = gst_element_factory_find ("h264parse");
+  if (dec == NULL || parse == NULL) {
+    g_print ("no nvh264dec or h264parse: the clip is not decoded\n");
+    if (g_strcmp0 (g_getenv ("CUDAREDUCE_REQUIRE_GPU"), "1") == 0)
+      fail ("CUDAREDUCE_REQUIRE_GPU=1 and no nvh264dec or h264parse");
+    gst_clear_object (&dec);
+    gst_clear_object (&parse);
+    return;
+  }
+  gst_object_unref (dec);
+  gst_object_unref (parse);
+  g_autofree gchar *clip =
+      g_build_filename (g_getenv ("CR_TEST_DATA"), "ball-320x240.h264", NULL);
+  g_autofree gchar *stats = cr_test_stats_props ("NV12");
+  g_autofree gchar *desc = g_strdup_printf (
+      "filesrc location=%s ! h264parse ! nvh264dec ! "
+      "video/x-raw(memory:CUDAMemory),format=NV12 ! tee name=t "
+      "t. ! queue ! cudareduce name=r per-channel=true %s ! fakesink "
+      "t. ! queue ! cudadownload ! video/x-raw ! identity name=frames ! "
+      "fakesink",
+      clip, stats);
+  cr_test_check_pipeline (desc, "NV12", 30, TRUE, -1, assert_cuda_caps);
+}
+
+GST_END_TEST;
+
+static Suite *
+cuda_suite (void)
+{
+  Suite *s = suite_create ("gpu-cuda");
+  TCase *tc = tcase_create ("cuda");
+  tcase_set_timeout (tc, 600);
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_cuda_upload_every_format);
+  tcase_add_test (tc, test_cuda_context_is_shared);
+  tcase_add_test (tc, test_cuda_h264_clip);
+  return s;
+}
+
+/* Exits 77 unless cudareduce takes CUDA memory and cudaupload exists. */
+static void
+require_cuda_memory (void)
+{
+  GstElementFactory *f = gst_element_factory_find ("cudareduce");
+  GstElementFactory *up = gst_element_factory_find ("cudaupload");
+  gboolean cuda = FALSE;
+  fail_unless (f != NULL, "cudareduce is not registered");
+  for (const GList *l = gst_element_factory_get_static_pad_templates (f); l;
+       l = l->next) {
+    GstStaticPadTemplate *t = l->data;
+    if (t->direction == GST_PAD_SINK
+        && strstr (t->static_caps.string, "memory:CUDAMemory"))
+      cuda = TRUE;
+  }
+  gst_object_unref (f);
+  if (!cuda || up == NULL) {
+    g_print ("%s: skipped\n",
+        cuda ? "no cudaupload (nvcodec)"
+             : "cudareduce was built without "
+               "GStreamer's CUDA library");
+    exit (CR_TEST_SKIP);
+  }
+  gst_object_unref (up);
+}
+
+int
+main (int argc, char **argv)
+{
+  gst_check_init (&argc, &argv);
+  cr_test_require_gpu ();
+  cr_test_require_nvrtc ();
+  require_cuda_memory ();
+  return gst_check_run_suite (cuda_suite (), "gpu-cuda", __FILE__);
+}
