@@ -416,8 +416,12 @@ reduce_rows (CrReducer *r, const CrHostRegion *region, const guint8 *ctx,
 {
   const gsize row = cr_type_size (r->program->in) * r->channels;
   const gsize rows_per_line = region->row_bytes / row;
-  const gsize lines_per_chunk = MIN (
-      region->n_rows, MAX (1, cr_reducer_chunk_bytes () / region->row_bytes));
+  /* Host rows in chunks, so that copies overlap the kernels; rows already
+   * on the GPU in one copy and one launch. */
+  const gsize lines_per_chunk = region->device
+      ? region->n_rows
+      : MIN (region->n_rows,
+          MAX (1, cr_reducer_chunk_bytes () / region->row_bytes));
 
   if (!ensure_staging (r, lines_per_chunk * region->row_bytes, error))
     return FALSE;

@@ -23,7 +23,7 @@ G_BEGIN_DECLS
 /* What GstCudaMemory holds (GStreamer 1.22) that the element reads. */
 #define CR_CUDA_VIDEO_FORMATS \
   "{ I420, YV12, NV12, NV21, Y42B, Y444, I420_10LE, I422_10LE, P010_10LE, " \
-  "P016_LE, RGBA, BGRA, RGBx, BGRx }"
+  "P016_LE, RGBA, BGRA, RGBx, BGRx, RGB, BGR }"
 /* First, as GStreamer's CUDA elements list it: frames already on the GPU
  * are read where they are. */
 #ifdef CR_HAVE_GST_CUDA

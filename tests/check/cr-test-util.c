@@ -176,6 +176,18 @@ cr_test_tensor_caps (CrType type, gsize n)
       GST_TYPE_FRACTION, 0, 1, NULL);
 }
 
+/* A message holds its source, the bus its messages and the element its
+ * bus: a context message nobody pops would keep the element, and its GPU
+ * context, alive after the test. The tests never read them. */
+static GstBusSyncReply
+drop_context_messages (GstBus *bus, GstMessage *msg, gpointer data)
+{
+  return GST_MESSAGE_TYPE (msg) == GST_MESSAGE_NEED_CONTEXT
+          || GST_MESSAGE_TYPE (msg) == GST_MESSAGE_HAVE_CONTEXT
+      ? GST_BUS_DROP
+      : GST_BUS_PASS;
+}
+
 GstHarness *
 cr_test_harness (GstCaps *caps, const gchar *first_prop, ...)
 {
@@ -193,6 +205,7 @@ cr_test_harness (GstCaps *caps, const gchar *first_prop, ...)
   /* Properties first, then the bus, then start: errors from start and
    * set_caps must reach the bus the test reads. */
   GstBus *bus = gst_bus_new ();
+  gst_bus_set_sync_handler (bus, drop_context_messages, NULL, NULL);
   gst_element_set_bus (element, bus);
   gst_object_unref (bus);
   GstHarness *h = gst_harness_new_with_element (element, "sink", "src");

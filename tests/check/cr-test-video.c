@@ -335,6 +335,10 @@ cr_test_check_pipeline (const gchar *desc, const gchar *format, guint n,
     g_free (f.data);
   }
   gst_element_set_state (pipeline, GST_STATE_NULL);
+  /* Messages left on the bus hold their sources. */
+  GstBus *bus = gst_element_get_bus (pipeline);
+  gst_bus_set_flushing (bus, TRUE);
+  gst_object_unref (bus);
   gst_object_unref (sink);
   gst_object_unref (frames_element);
   gst_object_unref (pipeline);
