@@ -177,15 +177,21 @@ cr_test_tensor_caps (CrType type, gsize n)
 }
 
 /* A message holds its source, the bus its messages and the element its
- * bus: a context message nobody pops would keep the element, and its GPU
- * context, alive after the test. The tests never read them. */
+ * bus: a message nobody pops keeps the element alive after the test, and
+ * with it the CUDA context it keeps in its contexts. Only what the tests
+ * read is kept. */
 static GstBusSyncReply
-drop_context_messages (GstBus *bus, GstMessage *msg, gpointer data)
+drop_unread_messages (GstBus *bus, GstMessage *msg, gpointer data)
 {
-  return GST_MESSAGE_TYPE (msg) == GST_MESSAGE_NEED_CONTEXT
-          || GST_MESSAGE_TYPE (msg) == GST_MESSAGE_HAVE_CONTEXT
-      ? GST_BUS_DROP
-      : GST_BUS_PASS;
+  switch (GST_MESSAGE_TYPE (msg)) {
+    case GST_MESSAGE_ELEMENT:
+    case GST_MESSAGE_ERROR:
+    case GST_MESSAGE_WARNING:
+    case GST_MESSAGE_EOS:
+      return GST_BUS_PASS;
+    default:
+      return GST_BUS_DROP;
+  }
 }
 
 GstHarness *
@@ -205,7 +211,7 @@ cr_test_harness (GstCaps *caps, const gchar *first_prop, ...)
   /* Properties first, then the bus, then start: errors from start and
    * set_caps must reach the bus the test reads. */
   GstBus *bus = gst_bus_new ();
-  gst_bus_set_sync_handler (bus, drop_context_messages, NULL, NULL);
+  gst_bus_set_sync_handler (bus, drop_unread_messages, NULL, NULL);
   gst_element_set_bus (element, bus);
   gst_object_unref (bus);
   GstHarness *h = gst_harness_new_with_element (element, "sink", "src");

@@ -300,25 +300,55 @@ play_to_eos (GstElement *pipeline, const gchar *desc)
   return results;
 }
 
-void
-cr_test_check_pipeline (const gchar *desc, const gchar *format, guint n,
-    gboolean per_channel, gint component, void (*at_eos) (GstElement *))
+/* Plays @desc to EOS with a probe on its "frames" element's sink pad;
+ * returns the frames and their caps, and the results. */
+static GPtrArray *
+play_keeping_frames (const gchar *desc, GPtrArray *frames, GstCaps **caps,
+    void (*at_eos) (GstElement *))
 {
   g_autoptr (GError) error = NULL;
   GstElement *pipeline = gst_parse_launch (desc, &error);
   fail_unless (pipeline != NULL, "%s", error ? error->message : desc);
   GstElement *frames_element =
       gst_bin_get_by_name (GST_BIN (pipeline), "frames");
-  GstPad *sink = gst_element_get_static_pad (frames_element, "sink");
-  g_autoptr (GPtrArray) frames =
-      g_ptr_array_new_with_free_func ((GDestroyNotify)gst_buffer_unref);
-  gst_pad_add_probe (
-      sink, GST_PAD_PROBE_TYPE_BUFFER, cr_test_keep_frame, frames, NULL);
-
-  g_autoptr (GPtrArray) results = play_to_eos (pipeline, desc);
+  GstPad *sink = NULL;
+  if (frames_element) {
+    sink = gst_element_get_static_pad (frames_element, "sink");
+    gst_pad_add_probe (
+        sink, GST_PAD_PROBE_TYPE_BUFFER, cr_test_keep_frame, frames, NULL);
+  }
+  GPtrArray *results = play_to_eos (pipeline, desc);
   if (at_eos)
     at_eos (pipeline);
-  g_autoptr (GstCaps) caps = gst_pad_get_current_caps (sink);
+  if (sink) {
+    *caps = gst_pad_get_current_caps (sink);
+    gst_object_unref (sink);
+    gst_object_unref (frames_element);
+  }
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  /* Messages left on the bus hold their sources. */
+  GstBus *bus = gst_element_get_bus (pipeline);
+  gst_bus_set_flushing (bus, TRUE);
+  gst_object_unref (bus);
+  gst_object_unref (pipeline);
+  return results;
+}
+
+void
+cr_test_check_pipelines (const gchar *desc, const gchar *frames_desc,
+    const gchar *format, guint n, gboolean per_channel, gint component,
+    void (*at_eos) (GstElement *))
+{
+  g_autoptr (GPtrArray) frames =
+      g_ptr_array_new_with_free_func ((GDestroyNotify)gst_buffer_unref);
+  g_autoptr (GstCaps) caps = NULL;
+  g_autoptr (GPtrArray) results =
+      play_keeping_frames (desc, frames, &caps, at_eos);
+  if (frames_desc) {
+    g_autoptr (GPtrArray) none =
+        play_keeping_frames (frames_desc, frames, &caps, NULL);
+  }
+  fail_unless (caps != NULL, "%s: no element named frames", desc);
   GstVideoInfo info;
   fail_unless (gst_video_info_from_caps (&info, caps));
   fail_unless (
@@ -334,12 +364,12 @@ cr_test_check_pipeline (const gchar *desc, const gchar *format, guint n,
     cr_test_check_result (g_ptr_array_index (results, k), &e, desc);
     g_free (f.data);
   }
-  gst_element_set_state (pipeline, GST_STATE_NULL);
-  /* Messages left on the bus hold their sources. */
-  GstBus *bus = gst_element_get_bus (pipeline);
-  gst_bus_set_flushing (bus, TRUE);
-  gst_object_unref (bus);
-  gst_object_unref (sink);
-  gst_object_unref (frames_element);
-  gst_object_unref (pipeline);
+}
+
+void
+cr_test_check_pipeline (const gchar *desc, const gchar *format, guint n,
+    gboolean per_channel, gint component, void (*at_eos) (GstElement *))
+{
+  cr_test_check_pipelines (
+      desc, NULL, format, n, per_channel, component, at_eos);
 }

@@ -82,4 +82,10 @@ gchar *cr_test_stats_props (const gchar *format);
 void cr_test_check_pipeline (const gchar *desc, const gchar *format, guint n,
     gboolean per_channel, gint component, void (*at_eos) (GstElement *));
 
+/* The same where the frames come from another pipeline, @frames_desc,
+ * played after @desc: the same decode of a clip, downloaded. */
+void cr_test_check_pipelines (const gchar *desc, const gchar *frames_desc,
+    const gchar *format, guint n, gboolean per_channel, gint component,
+    void (*at_eos) (GstElement *));
+
 G_END_DECLS
