@@ -1,13 +1,13 @@
 /* gstcudareduce-cuda.h: frames in GPU memory (memory:CUDAMemory), through
  * GStreamer's CUDA library where the plugin was built with it.
  *
- * With it, the element works in the CUDA context the pipeline shares
- * (gst.cuda.context), as GStreamer's own CUDA elements do: it asks its
- * peers and the application for one when it starts, makes one and
- * announces it when nobody has one, and answers its peers' queries. Frames
- * in GstCudaMemory of that context are then read where they are. Without
- * the library every function here does nothing, and the element makes a
- * context of its own. */
+ * With it, an element whose caps bring frames in GPU memory works in the
+ * CUDA context the pipeline shares (gst.cuda.context), as GStreamer's own
+ * CUDA elements do: it asks its peers and the application for one, makes
+ * one and announces it when nobody has one, and answers its peers'
+ * queries. Frames in GstCudaMemory of that context are then read where
+ * they are. Host memory keeps the element in a context of its own. Without
+ * the library every function here does nothing. */
 #pragma once
 
 #include <gst/gst.h>
@@ -24,10 +24,9 @@ typedef struct {
 /* Whether the plugin reads CUDA memory. */
 gboolean gst_cuda_reduce_cuda_available (void);
 
-/* At start: the pipeline's CUDA context for @device_id (-1: whichever the
- * pipeline has), kept in cuda->context; returns its CUcontext, or NULL
- * when there is none to be had (no library, no driver): the element then
- * makes its own. */
+/* The pipeline's CUDA context for @device_id (-1: whichever the pipeline
+ * has), kept in cuda->context; returns its CUcontext, or NULL when there
+ * is none to be had (no library, no driver). */
 gpointer gst_cuda_reduce_cuda_open (
     GstCudaReduceCuda *cuda, GstElement *element, gint device_id);
 void gst_cuda_reduce_cuda_close (GstCudaReduceCuda *cuda);

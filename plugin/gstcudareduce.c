@@ -137,8 +137,9 @@ struct _GstCudaReduce {
     guint serial;
   } parsed;
 
-  /* The pipeline's CUDA context: found or made at start, replaced by
-   * set_context, as GStreamer's CUDA elements keep theirs. */
+  /* The pipeline's CUDA context: found or made when caps bring frames in
+   * CUDA memory, replaced by set_context, as GStreamer's CUDA elements keep
+   * theirs. */
   GstCudaReduceCuda cuda;
 
   /* While running: touched only by the streaming thread (and start and
@@ -149,6 +150,7 @@ struct _GstCudaReduce {
   GstCudaReducePrograms programs;
   gboolean running_per_channel;
   gint running_component;
+  gint running_device_id;
   struct {
     CrInputFormat format;
     GstCudaReduceLayout *layout; /* of format, per channel and component */
@@ -430,15 +432,10 @@ gst_cuda_reduce_start (GstBaseTransform *trans)
   self->running_component = self->component;
   gst_cuda_reduce_window_init (&self->window, self->interval);
   GST_OBJECT_UNLOCK (self);
-  /* The pipeline's CUDA context, where GStreamer's CUDA library is at
-   * hand, so that frames in its memory can be read; else one of our own. */
-  gpointer shared =
-      gst_cuda_reduce_cuda_open (&self->cuda, GST_ELEMENT (self), device_id);
-  if (shared)
-    self->device = cr_device_open_shared (
-        shared, gst_object_unref, gst_object_ref (self->cuda.context), &error);
-  else
-    self->device = cr_device_open (device_id, &error);
+  /* A context of our own; frames in CUDA memory move the element to the
+   * pipeline's when their caps come (use_pipeline_context). */
+  self->running_device_id = device_id;
+  self->device = cr_device_open (device_id, &error);
   if (self->device == NULL) {
     gst_cuda_reduce_post_error (self, error, NULL);
     return FALSE;
@@ -521,6 +518,43 @@ gst_cuda_reduce_transform_caps (GstBaseTransform *trans,
   return result;
 }
 
+/* Frames in CUDA memory can be read only in the context that holds them:
+ * the one the pipeline shares, which upstream made or took by the time
+ * its caps reach us. The element moves there from its own, once. */
+static gboolean
+use_pipeline_context (GstCudaReduce *self)
+{
+  g_autoptr (GError) error = NULL;
+  gpointer shared = gst_cuda_reduce_cuda_open (
+      &self->cuda, GST_ELEMENT (self), self->running_device_id);
+
+  if (shared == NULL) {
+    GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND,
+        ("No CUDA context for frames in CUDA memory"),
+        ("GStreamer's CUDA library found none and could make none"));
+    return FALSE;
+  }
+  if (shared == cr_device_context (self->device))
+    return TRUE;
+  CrDevice *device = cr_device_open_shared (
+      shared, gst_object_unref, gst_object_ref (self->cuda.context), &error);
+  if (device == NULL) {
+    gst_cuda_reduce_post_error (self, error, NULL);
+    return FALSE;
+  }
+  /* What runs on the old device finishes there first. */
+  gst_cuda_reduce_batches_launch (&self->batches);
+  gst_cuda_reduce_queue_drain (&self->queue);
+  gst_cuda_reduce_window_reset (&self->window);
+  gst_cuda_reduce_programs_clear (&self->programs);
+  cr_device_unref (self->device);
+  self->device = device;
+  gst_cuda_reduce_programs_init (&self->programs, self->device);
+  GST_INFO_OBJECT (self, "now in the pipeline's CUDA context, on GPU %d",
+      cr_device_ordinal (self->device));
+  return TRUE;
+}
+
 static gboolean
 gst_cuda_reduce_set_caps (
     GstBaseTransform *trans, GstCaps *incaps, GstCaps *outcaps)
@@ -530,6 +564,10 @@ gst_cuda_reduce_set_caps (
 
   if (!cr_input_format_from_caps (incaps, &self->caps.format)) {
     GST_ERROR_OBJECT (self, "cannot reduce %" GST_PTR_FORMAT, incaps);
+    return FALSE;
+  }
+  if (self->caps.format.cuda_memory && !use_pipeline_context (self)) {
+    self->caps.known = FALSE;
     return FALSE;
   }
   self->caps.known = TRUE;
