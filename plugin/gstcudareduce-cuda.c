@@ -72,6 +72,18 @@ gst_cuda_reduce_cuda_close (GstCudaReduceCuda *cuda)
   gst_clear_object (&cuda->context);
 }
 
+gpointer
+gst_cuda_reduce_cuda_memory_context (GstBuffer *buf, GstObject **owner)
+{
+  GstMemory *mem =
+      gst_buffer_n_memory (buf) > 0 ? gst_buffer_peek_memory (buf, 0) : NULL;
+  if (mem == NULL || !gst_is_cuda_memory (mem))
+    return NULL;
+  GstCudaContext *context = ((GstCudaMemoryHead *)mem)->context;
+  *owner = gst_object_ref (GST_OBJECT (context));
+  return gst_cuda_context_get_handle (context);
+}
+
 void
 gst_cuda_reduce_cuda_set_context (GstCudaReduceCuda *cuda, GstElement *element,
     GstContext *context, gint device_id)
@@ -151,6 +163,12 @@ gst_cuda_reduce_cuda_open (
 void
 gst_cuda_reduce_cuda_close (GstCudaReduceCuda *cuda)
 {
+}
+
+gpointer
+gst_cuda_reduce_cuda_memory_context (GstBuffer *buf, GstObject **owner)
+{
+  return NULL;
 }
 
 void

@@ -31,6 +31,12 @@ gpointer gst_cuda_reduce_cuda_open (
     GstCudaReduceCuda *cuda, GstElement *element, gint device_id);
 void gst_cuda_reduce_cuda_close (GstCudaReduceCuda *cuda);
 
+/* The CUcontext that holds @buf's CUDA memory, and in *@owner (a new
+ * reference) its GstCudaContext; NULL where @buf's first memory is not
+ * CUDA memory. */
+gpointer gst_cuda_reduce_cuda_memory_context (
+    GstBuffer *buf, GstObject **owner);
+
 /* GstElement::set_context and the CONTEXT query. */
 void gst_cuda_reduce_cuda_set_context (GstCudaReduceCuda *cuda,
     GstElement *element, GstContext *context, gint device_id);

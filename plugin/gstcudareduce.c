@@ -518,13 +518,51 @@ gst_cuda_reduce_transform_caps (GstBaseTransform *trans,
   return result;
 }
 
+/* Moves the element to the CUDA context @shared (a CUcontext) that
+ * @owner (a GstCudaContext, taken) keeps: what runs on the old device
+ * finishes there first, and the programs load again (from the cache) when
+ * the next buffer follows the monoid. */
+static gboolean
+move_to_context (GstCudaReduce *self, gpointer shared, GstObject *owner)
+{
+  g_autoptr (GError) error = NULL;
+
+  if (shared == cr_device_context (self->device)) {
+    gst_object_unref (owner);
+    return TRUE;
+  }
+  CrDevice *device = cr_device_open_shared (
+      shared, gst_object_unref, gst_object_ref (owner), &error);
+  if (device == NULL) {
+    gst_object_unref (owner);
+    gst_cuda_reduce_post_error (self, error, NULL);
+    return FALSE;
+  }
+  gst_cuda_reduce_batches_launch (&self->batches);
+  gst_cuda_reduce_queue_drain (&self->queue);
+  gst_cuda_reduce_window_reset (&self->window);
+  gst_cuda_reduce_programs_clear (&self->programs);
+  cr_device_unref (self->device);
+  self->device = device;
+  gst_cuda_reduce_programs_init (&self->programs, self->device);
+  gst_object_replace (&self->cuda.context, owner);
+  gst_object_unref (owner);
+  GST_INFO_OBJECT (self, "now in CUDA context %" GST_PTR_FORMAT " on GPU %d",
+      self->cuda.context, cr_device_ordinal (self->device));
+  if (self->running_device_id >= 0
+      && self->running_device_id != cr_device_ordinal (self->device))
+    GST_WARNING_OBJECT (self,
+        "cuda-device-id=%d, but the frames are on GPU %d: reducing there",
+        self->running_device_id, cr_device_ordinal (self->device));
+  return TRUE;
+}
+
 /* Frames in CUDA memory can be read only in the context that holds them:
  * the one the pipeline shares, which upstream made or took by the time
- * its caps reach us. The element moves there from its own, once. */
+ * its caps reach us. The element moves there from its own. */
 static gboolean
 use_pipeline_context (GstCudaReduce *self)
 {
-  g_autoptr (GError) error = NULL;
   gpointer shared = gst_cuda_reduce_cuda_open (
       &self->cuda, GST_ELEMENT (self), self->running_device_id);
 
@@ -534,25 +572,21 @@ use_pipeline_context (GstCudaReduce *self)
         ("GStreamer's CUDA library found none and could make none"));
     return FALSE;
   }
-  if (shared == cr_device_context (self->device))
+  return move_to_context (self, shared, gst_object_ref (self->cuda.context));
+}
+
+/* And where a frame's memory is in another context all the same (an
+ * upstream element that made its own), the element follows the frames. */
+static gboolean
+follow_frames_context (GstCudaReduce *self, GstBuffer *buf)
+{
+  GstObject *owner = NULL;
+  gpointer shared = gst_cuda_reduce_cuda_memory_context (buf, &owner);
+
+  /* Not CUDA memory: mapping it says so. */
+  if (shared == NULL)
     return TRUE;
-  CrDevice *device = cr_device_open_shared (
-      shared, gst_object_unref, gst_object_ref (self->cuda.context), &error);
-  if (device == NULL) {
-    gst_cuda_reduce_post_error (self, error, NULL);
-    return FALSE;
-  }
-  /* What runs on the old device finishes there first. */
-  gst_cuda_reduce_batches_launch (&self->batches);
-  gst_cuda_reduce_queue_drain (&self->queue);
-  gst_cuda_reduce_window_reset (&self->window);
-  gst_cuda_reduce_programs_clear (&self->programs);
-  cr_device_unref (self->device);
-  self->device = device;
-  gst_cuda_reduce_programs_init (&self->programs, self->device);
-  GST_INFO_OBJECT (self, "now in the pipeline's CUDA context, on GPU %d",
-      cr_device_ordinal (self->device));
-  return TRUE;
+  return move_to_context (self, shared, owner);
 }
 
 static gboolean
@@ -636,8 +670,9 @@ submit_buffer (GstCudaReduce *self, GstBuffer *buf, guint *cost)
   const guint8 *ctx;
   CrHostRegion regions[GST_VIDEO_MAX_PLANES];
 
-  if (!self->caps.known || !follow_monoid (self)
-      || (ctx = current_context (self)) == NULL) {
+  if (!self->caps.known
+      || (f->cuda_memory && !follow_frames_context (self, buf))
+      || !follow_monoid (self) || (ctx = current_context (self)) == NULL) {
     gst_buffer_unref (buf);
     return NULL;
   }
