@@ -34,6 +34,17 @@ run -m videotestsrc num-buffers=3 \
   ! video/x-raw,format=GRAY8,width=320,height=240 \
   ! cudareduce monoid=count_gt threshold=200 ! fakesink
 
+# Mean brightness of each I420 frame: the luma plane alone.
+run -m videotestsrc num-buffers=3 \
+  ! video/x-raw,format=I420,width=320,height=240 \
+  ! cudareduce monoid=mean_var component=0 ! fakesink
+
+# Minimum and maximum of Y, U and V in each NV12 frame, each over its own
+# samples (the message's "counts" says how many).
+run -m videotestsrc num-buffers=3 \
+  ! video/x-raw,format=NV12,width=320,height=240 \
+  ! cudareduce monoid=minmax per-channel=true ! fakesink
+
 # A monoid from a file, with its two context fields: samples outside
 # [-0.5, 0.5], and the index of the first of them, in each buffer.
 run -m audiotestsrc num-buffers=5 \

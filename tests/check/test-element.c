@@ -41,7 +41,7 @@ GST_START_TEST (test_properties_documented)
   static const gchar *const ours[] = { "monoid", "accumulator", "load",
     "combine", "identity", "context-fields", "output-fields", "finalize",
     "threshold", "context", "cuda-device-id", "output", "post-messages",
-    "async-depth", NULL };
+    "async-depth", "per-channel", "component", "interval", NULL };
   guint found = 0;
   for (guint k = 0; k < n; k++) {
     if (!g_strv_contains (ours, specs[k]->name))
@@ -143,6 +143,60 @@ GST_START_TEST (test_message_mode_caps_pass_through)
   g_autoptr (GstCaps) accept = gst_caps_from_string (audio);
   fail_unless (gst_pad_query_accept_caps (
       gst_element_get_static_pad (e, "sink"), accept));
+  gst_object_unref (e);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_video_caps)
+{
+  GstElement *e = new_element ();
+  GstPad *sink = gst_element_get_static_pad (e, "sink");
+  static const gchar *const taken[] = { "I420", "YV12", "NV12", "NV21", "Y42B",
+    "Y444", "P010_10LE", "P016_LE", "I420_10LE", "GRAY8", "BGRx" };
+  static const gchar *const refused[] = { "YUY2", "UYVY", "I420_12LE", "v210" };
+
+  for (guint k = 0; k < G_N_ELEMENTS (taken) + G_N_ELEMENTS (refused); k++) {
+    const gboolean take = k < G_N_ELEMENTS (taken);
+    const gchar *format = take ? taken[k] : refused[k - G_N_ELEMENTS (taken)];
+    g_autofree gchar *str = g_strdup_printf (
+        "video/x-raw, format=%s, width=64, height=48, framerate=30/1", format);
+    g_autoptr (GstCaps) caps = gst_caps_from_string (str);
+    fail_unless (gst_pad_query_accept_caps (sink, caps) == take, "%s %s",
+        format, take ? "refused" : "accepted");
+  }
+  /* Frames in GPU memory only where the plugin has GStreamer's CUDA
+   * library. */
+  g_autoptr (GstCaps) cuda = gst_caps_from_string (
+      "video/x-raw(memory:CUDAMemory), format=NV12, width=64, height=48, "
+      "framerate=30/1");
+#ifdef CR_HAVE_GST_CUDA
+  fail_unless (gst_pad_query_accept_caps (sink, cuda));
+#else
+  fail_if (gst_pad_query_accept_caps (sink, cuda));
+#endif
+  gst_object_unref (sink);
+  gst_object_unref (e);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_tensor_caps_of_components)
+{
+  GstElement *e = new_element ();
+  const gchar *nv12 = "video/x-raw, format=NV12, width=32, height=18, "
+                      "framerate=30/1";
+  gst_util_set_object_arg (G_OBJECT (e), "output", "tensor");
+  g_object_set (e, "monoid", "minmax", "per-channel", TRUE, NULL);
+  /* Y, U and V. */
+  assert_caps (transform_caps (e, GST_PAD_SINK, nv12),
+      "other/tensors, format=static, num_tensors=2, types=\"uint8,uint8\", "
+      "dimensions=\"3,3\", framerate=30/1");
+  /* One component: one value. */
+  g_object_set (e, "component", 2, NULL);
+  assert_caps (transform_caps (e, GST_PAD_SINK, nv12),
+      "other/tensors, format=static, num_tensors=2, types=\"uint8,uint8\", "
+      "dimensions=\"1,1\", framerate=30/1");
   gst_object_unref (e);
 }
 
@@ -286,6 +340,8 @@ element_suite (void)
   tcase_add_test (tc, test_properties_documented);
   tcase_add_test (tc, test_property_roundtrip);
   tcase_add_test (tc, test_message_mode_caps_pass_through);
+  tcase_add_test (tc, test_video_caps);
+  tcase_add_test (tc, test_tensor_caps_of_components);
   tcase_add_test (tc, test_tensor_caps_from_monoid);
   tcase_add_test (tc, test_start_without_driver);
   tcase_add_test (tc, test_start_with_bad_monoid);
