@@ -221,16 +221,11 @@ cr_fold_packed (const In *data, unsigned long long rows,
   }
 }
 
-/* C channels whose rows pack whole into 16-byte loads: C = 1 (any type),
- * or 2, 4 or 8 where C rows fill a load exactly. Each thread keeps one
- * accumulator per channel; element k of a load belongs to channel k % C,
- * known when compiling, because loads start on a row.
+/* Ends a reduction after each thread folded its share into acc[C]: the
+ * block's partials, and in the last block to finish, the total over all
+ * blocks combined with @carry, kept in @state and finalized into @result.
+ * Every thread of the block calls it.
  *
- * data:      rows * C elements, aligned to their size; with C > 1 also to
- *            16 bytes (the host checks), with C = 1 the elements before
- *            the first 16-byte boundary are read one per thread
- * row_base:  the index of data's first row in the whole input, for
- *            cr_load's i
  * partials:  C per block; ticket: zero before the first launch, and left
  *            zero by every launch
  * carry:     NULL, or the C states of the rows before (may equal state)
@@ -238,15 +233,10 @@ cr_fold_packed (const In *data, unsigned long long rows,
  * result:    receives cr_finalize (state, count), per channel */
 template <int C>
 static __device__ __forceinline__ void
-cr_reduce_packed (const In *data, unsigned long long rows,
-    unsigned long long row_base, CrAccWords *partials, unsigned int *ticket,
+cr_finish_packed (Acc (&acc)[C], CrAccWords *partials, unsigned int *ticket,
     const Acc *carry, Acc *state, Out *result, unsigned long long count,
     const Ctx &ctx)
 {
-  Acc acc[C];
-  cr_fold_packed<C> (data, rows, row_base,
-      (unsigned long long) blockIdx.x * CR_BLOCK_THREADS + threadIdx.x,
-      (unsigned long long) gridDim.x * CR_BLOCK_THREADS, acc, ctx);
 #pragma unroll
   for (int c = 0; c < C; c++)
     acc[c] = cr_block_reduce (acc[c], ctx);
@@ -281,6 +271,32 @@ cr_reduce_packed (const In *data, unsigned long long rows,
   }
 }
 
+/* C channels whose rows pack whole into 16-byte loads: C = 1 (any type),
+ * or 2, 4 or 8 where C rows fill a load exactly. Each thread keeps one
+ * accumulator per channel; element k of a load belongs to channel k % C,
+ * known when compiling, because loads start on a row.
+ *
+ * data:      rows * C elements, aligned to their size; with C > 1 also to
+ *            16 bytes (the host checks), with C = 1 the elements before
+ *            the first 16-byte boundary are read one per thread
+ * row_base:  the index of data's first row in the whole input, for
+ *            cr_load's i
+ * the rest:  as cr_finish_packed */
+template <int C>
+static __device__ __forceinline__ void
+cr_reduce_packed (const In *data, unsigned long long rows,
+    unsigned long long row_base, CrAccWords *partials, unsigned int *ticket,
+    const Acc *carry, Acc *state, Out *result, unsigned long long count,
+    const Ctx &ctx)
+{
+  Acc acc[C];
+  cr_fold_packed<C> (data, rows, row_base,
+      (unsigned long long) blockIdx.x * CR_BLOCK_THREADS + threadIdx.x,
+      (unsigned long long) gridDim.x * CR_BLOCK_THREADS, acc, ctx);
+  cr_finish_packed<C> (acc, partials, ticket, carry, state, result, count,
+      ctx);
+}
+
 /* The whole input to one result. */
 extern "C" __global__ void __launch_bounds__ (CR_BLOCK_THREADS)
 cr_reduce (const In *data, unsigned long long n, unsigned long long index_base,
@@ -289,4 +305,48 @@ cr_reduce (const In *data, unsigned long long n, unsigned long long index_base,
 {
   cr_reduce_packed<1> (data, n, index_base, partials, ticket, carry, state,
       result, count, ctx);
+}
+
+/* Lines with padding between them, read in place (a plane of a frame in
+ * GPU memory, whose pitch is wider than its rows): @lines * @line_vecs
+ * 16-byte loads, @line_vecs to a line, lines @pitch bytes apart. The host
+ * checks that data and pitch are aligned to 16 bytes, that a line is whole
+ * loads, and that the loads number fewer than 2^31, so that the line of a
+ * load is one 32-bit division. cr_load's i counts as if the lines were
+ * packed, so the results equal those of the packed rows. */
+extern "C" __global__ void __launch_bounds__ (CR_BLOCK_THREADS)
+cr_reduce_pitched (const In *data, unsigned int line_vecs,
+    unsigned long long pitch, unsigned int n_vec, unsigned long long index_base,
+    CrAccWords *partials, unsigned int *ticket, const Acc *carry, Acc *state,
+    Out *result, unsigned long long count, const Ctx ctx)
+{
+  const unsigned char *base = reinterpret_cast<const unsigned char *> (data);
+  const unsigned int nthreads = gridDim.x * CR_BLOCK_THREADS;
+  unsigned int v = blockIdx.x * CR_BLOCK_THREADS + threadIdx.x;
+  Acc acc[1] = { cr_identity (ctx) };
+
+  for (; v + (CR_UNROLL - 1) * nthreads < n_vec; v += CR_UNROLL * nthreads) {
+    CrVec r[CR_UNROLL];
+#pragma unroll
+    for (int u = 0; u < CR_UNROLL; u++) {
+      const unsigned int w = v + u * nthreads;
+      const unsigned int line = w / line_vecs;
+      r[u].raw = __ldg (reinterpret_cast<const uint4 *> (base + line * pitch
+          + (unsigned long long) (w - line * line_vecs) * 16));
+    }
+#pragma unroll
+    for (int u = 0; u < CR_UNROLL; u++)
+      acc[0] = cr_fold_vec (acc[0], r[u],
+          index_base + (unsigned long long) (v + u * nthreads) * CR_VEC, ctx);
+  }
+  for (; v < n_vec; v += nthreads) {
+    const unsigned int line = v / line_vecs;
+    CrVec r;
+    r.raw = __ldg (reinterpret_cast<const uint4 *> (base + line * pitch
+        + (unsigned long long) (v - line * line_vecs) * 16));
+    acc[0] = cr_fold_vec (
+        acc[0], r, index_base + (unsigned long long) v * CR_VEC, ctx);
+  }
+  cr_finish_packed<1> (acc, partials, ticket, carry, state, result, count,
+      ctx);
 }

@@ -76,6 +76,8 @@ struct _CrReducer {
   CUmodule module;
   CUfunction function;
   CUfunction batch_function;
+  /* One channel in lines with padding between them, read in place. */
+  CUfunction pitched_function;
   CUfunction channels_function;
   /* For 2, 4 and 8 channels whose rows pack into 16-byte loads. */
   CUfunction vec_functions[3];
@@ -88,7 +90,8 @@ struct _CrReducer {
   CUdeviceptr tickets; /* zeroed unsigned ints: one, or one per tile */
   CUdeviceptr state; /* channels Acc: carried between launches */
   CUdeviceptr result; /* channels Out, for results nobody reads */
-  CUdeviceptr staging; /* padded rows are packed here */
+  CUdeviceptr staging; /* padded rows the pitched kernel cannot read are
+                          packed here */
   gsize staging_size;
   guint8 *host_result; /* pinned, one Out */
 

@@ -41,6 +41,9 @@ load_module (CrReducer *r, gchar **log, GError **error)
   CR_CHECK (
       cu->ModuleGetFunction (&r->batch_function, r->module, "cr_reduce_batch"),
       "Finding the batch reduction kernel");
+  CR_CHECK (cu->ModuleGetFunction (
+                &r->pitched_function, r->module, "cr_reduce_pitched"),
+      "Finding the pitched reduction kernel");
   if (!r->program->per_channel)
     return TRUE;
   CR_CHECK (cu->ModuleGetFunction (
@@ -407,6 +410,42 @@ reduce_mapped (CrReducer *r, CUdeviceptr data, gsize bytes, const guint8 *ctx,
       start->result, error);
 }
 
+/* Whether the pitched kernel reads @region where it lies: one channel in
+ * device memory, lines of whole 16-byte loads that start on 16 bytes, and
+ * fewer than 2^31 loads (kernels/reduce.cu). */
+static gboolean
+reads_pitched (const CrReducer *r, const CrHostRegion *region)
+{
+  return region->device != 0 && r->channels == 1 && (region->device & 15) == 0
+      && region->stride % 16 == 0 && region->row_bytes % 16 == 0
+      && region->row_bytes / 16 * region->n_rows < G_MAXINT32;
+}
+
+/* Lines with padding between them, read in place in one launch. */
+static gboolean
+reduce_pitched (CrReducer *r, const CrHostRegion *region, const guint8 *ctx,
+    const Start *start, GError **error)
+{
+  const gsize elem = cr_type_size (r->program->in);
+  CUdeviceptr data = region->device;
+  guint line_vecs = (guint)(region->row_bytes / 16);
+  guint64 pitch = region->stride;
+  guint n_vec = line_vecs * (guint)region->n_rows;
+  guint64 index_base = start->rows_before;
+  CUdeviceptr carry_ptr = start->carry ? r->state : 0;
+  CUdeviceptr result = start->result;
+  guint64 count = index_base + (guint64)n_vec * (16 / elem);
+  guint grid = (guint)MIN ((guint64)r->grid_max,
+      MAX ((guint64)1, (n_vec + CR_BLOCK_THREADS - 1) / CR_BLOCK_THREADS));
+  void *params[] = { &data, &line_vecs, &pitch, &n_vec, &index_base,
+    &r->partials, &r->tickets, &carry_ptr, &r->state, &result, &count,
+    (void *)ctx };
+  CR_CHECK (r->device->cu->LaunchKernel (r->pitched_function, grid, 1, 1,
+                CR_BLOCK_THREADS, 1, 1, 0, r->device->stream, params, NULL),
+      "Launching the reduction");
+  return TRUE;
+}
+
 /* Rows with padding between them: each copy packs whole rows, so the
  * padding never reaches the device. A padded row holds whole rows of
  * channels (pixels of whole components). */
@@ -526,6 +565,10 @@ submit (CrReducer *r, const CrHostRegion *region, const guint8 *ctx,
   if (bytes == 0) {
     if (!launch (
             r, 0, 0, start.rows_before, start.carry, ctx, start.result, error))
+      return FALSE;
+  } else if (region->n_rows > 1 && region->stride != region->row_bytes
+      && reads_pitched (r, region)) {
+    if (!reduce_pitched (r, region, ctx, &start, error))
       return FALSE;
   } else if (region->n_rows > 1 && region->stride != region->row_bytes) {
     if (!reduce_rows (r, region, ctx, &start, error))

@@ -46,13 +46,18 @@ GST_START_TEST (test_cuda_upload_every_format)
     gst_video_info_set_format (
         &info, gst_video_format_from_string (formats[k]), 16, 16);
     const gint n = GST_VIDEO_INFO_N_COMPONENTS (&info);
-    /* Pitched rows (70 wide), and rows the GPU reads in place (512). */
+    /* Pitched rows (70 wide) packed before the reduction, and rows the GPU
+     * reads in place: without padding (512 wide), and with padding, but
+     * lines of whole 16-byte loads (160 wide) for the pitched kernel. */
     g_autofree gchar *whole = upload_pipeline (formats[k], 70, 42, "");
+    g_autofree gchar *pitched = upload_pipeline (formats[k], 160, 90, "");
     g_autofree gchar *per =
         upload_pipeline (formats[k], 512, 64, "per-channel=true");
     g_autofree gchar *last = g_strdup_printf ("component=%d", n - 1);
     g_autofree gchar *one = upload_pipeline (formats[k], 70, 42, last);
     cr_test_check_pipeline (whole, formats[k], 3, FALSE, -1, assert_cuda_caps);
+    cr_test_check_pipeline (
+        pitched, formats[k], 3, FALSE, -1, assert_cuda_caps);
     cr_test_check_pipeline (per, formats[k], 3, TRUE, -1, assert_cuda_caps);
     cr_test_check_pipeline (one, formats[k], 3, FALSE, n - 1, assert_cuda_caps);
   }
