@@ -172,6 +172,26 @@ submit_one (GstCudaReduceBatches *b, CrReducer *reducer,
   return TRUE;
 }
 
+/* Whether part @k + 1 of a whole frame continues part @k in memory: the
+ * same reducer and rows, and its plane starts where part k's ends (NV12's
+ * chroma after its luma, I420's V after its U, where the allocator put
+ * them so). The two are then one reduction, one launch. */
+static gboolean
+continues_in_memory (
+    const GstCudaReduceLayout *layout, const CrHostRegion *regions, guint k)
+{
+  const GstCudaReducePart *a = &layout->parts[k], *b = &layout->parts[k + 1];
+  const CrHostRegion *ra = &regions[k], *rb = &regions[k + 1];
+  const gsize span = ra->stride * ra->n_rows;
+
+  if (a->reducer != b->reducer || a->channels != b->channels
+      || ra->stride != rb->stride || ra->row_bytes != rb->row_bytes
+      || (ra->device == 0) != (rb->device == 0))
+    return FALSE;
+  return ra->device ? ra->device + span == rb->device
+                    : ra->data + span == rb->data;
+}
+
 /* Submits each part of @slice. Under lock. */
 static gboolean
 submit_slice (GstCudaReduceBatches *b, CrReducer *const *reducers,
@@ -205,6 +225,18 @@ submit_slice (GstCudaReduceBatches *b, CrReducer *const *reducers,
         region.device += slice->offset;
     }
     CrSubmitOptions options = part_options (layout, k, slice, regions != NULL);
+    /* Planes one after another: one region of all their rows, which
+     * starts where the first does and ends a result where the last does. */
+    guint last = k;
+    while (regions && slice->whole && last + 1 < layout->n_parts
+        && continues_in_memory (layout, regions, last)) {
+      last++;
+      region.n_rows += regions[last].n_rows;
+    }
+    if (last != k)
+      options.discard_result =
+          part_options (layout, last, slice, TRUE).discard_result;
+    k = last;
     r.part = k;
     r.keeps = !options.discard_result;
     r.emit = slice->emit && k == layout->n_parts - 1;
