@@ -1,23 +1,13 @@
-/* cr-compiler.c: NVRTC and the on-disk kernel cache. */
+/* cr-compiler.c: NVRTC, through the disk cache of cr-cache.c. */
+#define G_LOG_DOMAIN "cudareduce"
+
 #include "cr-compiler.h"
 
+#include "cr-cache.h"
 #include "cr-cuda.h"
 #include "cr-error.h"
 
-#include <glib/gstdio.h>
 #include <string.h>
-
-/* Bumped whenever the entry format or what the key covers changes. */
-#define CACHE_MAGIC "CRKCACHE"
-#define CACHE_FORMAT 1
-
-typedef struct {
-  gchar magic[8];
-  guint32 format;
-  guint32 is_ptx;
-  guint64 length;
-  guint8 sha256[32];
-} CacheHeader;
 
 void
 cr_compiled_free (CrCompiled *compiled)
@@ -28,15 +18,6 @@ cr_compiled_free (CrCompiled *compiled)
   g_free (compiled->target);
   g_free (compiled->log);
   g_free (compiled);
-}
-
-gchar *
-cr_cache_dir (void)
-{
-  const gchar *dir = g_getenv ("GST_CUDAREDUCE_CACHE_DIR");
-  if (dir && *dir)
-    return g_strdup (dir);
-  return g_build_filename (g_get_user_cache_dir (), "gstcudareduce", NULL);
 }
 
 gchar *
@@ -72,76 +53,6 @@ choose_target (const CrNvrtc *rtc, gint arch, GError **error)
         arch / 10, arch % 10, archs[0]);
   }
   return best;
-}
-
-static gchar *
-cache_key (const gchar *source, const gchar *const *options, gint n_options,
-    const gchar *nvrtc_version)
-{
-  g_autoptr (GChecksum) sum = g_checksum_new (G_CHECKSUM_SHA256);
-  g_checksum_update (sum, (const guchar *)source, strlen (source) + 1);
-  for (gint k = 0; k < n_options; k++)
-    g_checksum_update (
-        sum, (const guchar *)options[k], strlen (options[k]) + 1);
-  g_checksum_update (
-      sum, (const guchar *)nvrtc_version, strlen (nvrtc_version) + 1);
-  return g_strdup (g_checksum_get_string (sum));
-}
-
-static void
-payload_digest (gconstpointer data, gsize length, guint8 digest[32])
-{
-  g_autoptr (GChecksum) sum = g_checksum_new (G_CHECKSUM_SHA256);
-  gsize digest_len = 32;
-  g_checksum_update (sum, data, length);
-  g_checksum_get_digest (sum, digest, &digest_len);
-}
-
-/* NULL unless the entry is whole and its payload matches its checksum. */
-static GBytes *
-cache_read (const gchar *path, gboolean *is_ptx)
-{
-  g_autofree gchar *contents = NULL;
-  gsize length = 0;
-  CacheHeader header;
-  guint8 digest[32];
-
-  if (!g_file_get_contents (path, &contents, &length, NULL)
-      || length < sizeof header)
-    return NULL;
-  memcpy (&header, contents, sizeof header);
-  if (memcmp (header.magic, CACHE_MAGIC, 8) != 0
-      || header.format != CACHE_FORMAT
-      || header.length != length - sizeof header)
-    return NULL;
-  payload_digest (contents + sizeof header, header.length, digest);
-  if (memcmp (digest, header.sha256, 32) != 0)
-    return NULL;
-  *is_ptx = header.is_ptx != 0;
-  return g_bytes_new (contents + sizeof header, header.length);
-}
-
-/* Written to a temporary file and renamed over the entry, so a reader in
- * another process sees the old entry, the new one or none, never a part. */
-static void
-cache_write (
-    const gchar *dir, const gchar *path, GBytes *image, gboolean is_ptx)
-{
-  CacheHeader header = { CACHE_MAGIC, CACHE_FORMAT, is_ptx, 0, { 0 } };
-  gsize length = 0;
-  const guint8 *data = g_bytes_get_data (image, &length);
-  g_autoptr (GError) error = NULL;
-
-  header.length = length;
-  payload_digest (data, length, header.sha256);
-  g_autofree guint8 *entry = g_malloc (sizeof header + length);
-  memcpy (entry, &header, sizeof header);
-  memcpy (entry + sizeof header, data, length);
-  if (g_mkdir_with_parents (dir, 0700) != 0
-      || !g_file_set_contents_full (path, (const gchar *)entry,
-          sizeof header + length, G_FILE_SET_CONTENTS_CONSISTENT, 0600, &error))
-    g_debug ("cudareduce: cannot write kernel cache entry %s: %s", path,
-        error ? error->message : g_strerror (errno));
 }
 
 static gchar *
@@ -204,6 +115,45 @@ nvrtc_build (const CrNvrtc *rtc, const gchar *source,
   return g_bytes_new_take (image, size);
 }
 
+/* The cache directory, or NULL (and the element compiles) when it cannot
+ * be created or is not safe to read: the reason goes to the debug log. */
+static CrCache *
+cache_open (void)
+{
+  g_autofree gchar *dir = cr_cache_dir ();
+  g_autoptr (GError) why = NULL;
+  CrCache *cache = cr_cache_open (dir, &why);
+  if (cache == NULL)
+    g_debug ("kernel cache not used: %s", why->message);
+  return cache;
+}
+
+/* The cached image of @key, or NULL after saying why in the debug log. */
+static GBytes *
+cache_lookup (CrCache *cache, const gchar *key, gboolean want_ptx)
+{
+  g_autoptr (GError) why = NULL;
+  gboolean is_ptx = FALSE;
+  GBytes *image = cr_cache_lookup (cache, key, &is_ptx, &why);
+  if (image == NULL) {
+    g_debug ("kernel cache miss: %s", why->message);
+  } else if (is_ptx != want_ptx) {
+    g_debug ("kernel cache miss: the entry of %s holds %s, not %s", key,
+        is_ptx ? "PTX" : "a CUBIN", want_ptx ? "PTX" : "a CUBIN");
+    g_clear_pointer (&image, g_bytes_unref);
+  }
+  return image;
+}
+
+/* A failure to write is not an error: the next run compiles again. */
+static void
+cache_store (CrCache *cache, const gchar *key, GBytes *image, gboolean is_ptx)
+{
+  g_autoptr (GError) why = NULL;
+  if (!cr_cache_store (cache, key, image, is_ptx, &why))
+    g_debug ("kernel cache entry not written: %s", why->message);
+}
+
 CrCompiled *
 cr_compile (const gchar *source, gint arch, CrCompileFlags flags,
     gchar **log_out, GError **error)
@@ -225,21 +175,20 @@ cr_compile (const gchar *source, gint arch, CrCompileFlags flags,
   const gchar *options[] = { arch_option, "--std=c++17" };
   gint n_options = G_N_ELEMENTS (options);
 
-  g_autofree gchar *version = cr_nvrtc_version (NULL);
-  g_autofree gchar *key = cache_key (source, options, n_options, version);
-  g_autofree gchar *dir = cr_cache_dir ();
-  g_autofree gchar *file = g_strconcat (key, ".bin", NULL);
-  g_autofree gchar *path = g_build_filename (dir, file, NULL);
-
-  if (!(flags & (CR_COMPILE_NO_CACHE | CR_COMPILE_REFRESH))) {
-    gboolean is_ptx = FALSE;
-    c->image = cache_read (path, &is_ptx);
-    if (c->image && is_ptx == want_ptx) {
+  g_autoptr (CrCache) cache = NULL;
+  g_autofree gchar *key = NULL;
+  if (!(flags & CR_COMPILE_NO_CACHE)) {
+    g_autofree gchar *version = cr_nvrtc_version (NULL);
+    key = cr_cache_key (source, options, n_options, version);
+    cache = cache_open ();
+  }
+  if (cache && !(flags & CR_COMPILE_REFRESH)) {
+    c->image = cache_lookup (cache, key, want_ptx);
+    if (c->image) {
       c->from_cache = TRUE;
       c->seconds = g_timer_elapsed (timer, NULL);
       return g_steal_pointer (&c);
     }
-    g_clear_pointer (&c->image, g_bytes_unref);
   }
 
   g_autofree gchar *log = NULL;
@@ -251,8 +200,8 @@ cr_compile (const gchar *source, gint arch, CrCompileFlags flags,
     return NULL;
   }
   c->log = g_steal_pointer (&log);
-  if (!(flags & CR_COMPILE_NO_CACHE))
-    cache_write (dir, path, c->image, want_ptx);
+  if (cache)
+    cache_store (cache, key, c->image, want_ptx);
   c->seconds = g_timer_elapsed (timer, NULL);
   return g_steal_pointer (&c);
 }

@@ -3,11 +3,13 @@
  *
  * The image is a CUBIN for the device's own architecture, or PTX for the
  * newest architecture this NVRTC knows that the device can run, when NVRTC
- * is older than the device. Cache entries are keyed by the SHA-256 of the
- * source, the compile options, the NVRTC version and the target, and carry a
- * checksum of their payload, so a truncated or corrupt entry is recompiled,
- * never loaded. */
+ * is older than the device. Images are kept in the disk cache of cr-cache.h,
+ * keyed by the source, the compile options (the target among them) and the
+ * NVRTC version; an entry that is not exactly the one of its key is a miss,
+ * recompiled and rewritten, never loaded. */
 #pragma once
+
+#include "cr-cache.h" /* cr_cache_dir () */
 
 #include <glib.h>
 
@@ -35,9 +37,6 @@ typedef enum {
  * On a compile error, *@log (when not NULL) receives NVRTC's log. */
 CrCompiled *cr_compile (const gchar *source, gint arch, CrCompileFlags flags,
     gchar **log, GError **error);
-
-/* GST_CUDAREDUCE_CACHE_DIR, or gstcudareduce/ in the user cache directory. */
-gchar *cr_cache_dir (void);
 
 /* "13.0" */
 gchar *cr_nvrtc_version (GError **error);

@@ -1,0 +1,396 @@
+/* cr-cache.c: the disk cache of compiled kernels, its directory and the
+ * format of its entries. */
+#include "cr-cache.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <glib/gstdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+G_DEFINE_QUARK (cr - cache - error - quark, cr_cache_error)
+
+/* An entry, integers little-endian:
+ *
+ *   0   8  "CRKCACHE"
+ *   8   4  ENTRY_FORMAT
+ *  12   4  kind: 0 a CUBIN, 1 PTX
+ *  16   8  payload length
+ *  24  64  the key, as in the file's name
+ *  88  32  SHA-256 of bytes 0 to 87 and the payload
+ * 120      payload
+ *
+ * ENTRY_FORMAT is bumped whenever this layout or what the key covers
+ * changes, so that entries of an older version are misses. Format 1 had no
+ * key and checksummed the payload alone. */
+#define ENTRY_MAGIC "CRKCACHE"
+#define ENTRY_FORMAT 2
+#define KEY_CHARS 64
+
+enum {
+  OFF_MAGIC = 0,
+  OFF_FORMAT = 8,
+  OFF_KIND = 12,
+  OFF_LENGTH = 16,
+  OFF_KEY = 24,
+  OFF_DIGEST = OFF_KEY + KEY_CHARS,
+  HEADER_SIZE = OFF_DIGEST + 32,
+};
+
+struct _CrCache {
+  gchar *path;
+  int fd; /* the directory checked, that entries are opened in */
+};
+
+gchar *
+cr_cache_dir (void)
+{
+  const gchar *dir = g_getenv ("GST_CUDAREDUCE_CACHE_DIR");
+  if (dir && *dir)
+    return g_strdup (dir);
+  return g_build_filename (g_get_user_cache_dir (), "gstcudareduce", NULL);
+}
+
+gchar *
+cr_cache_key (const gchar *source, const gchar *const *options, gint n_options,
+    const gchar *nvrtc_version)
+{
+  g_autoptr (GChecksum) sum = g_checksum_new (G_CHECKSUM_SHA256);
+  g_checksum_update (sum, (const guchar *)source, strlen (source) + 1);
+  for (gint k = 0; k < n_options; k++)
+    g_checksum_update (
+        sum, (const guchar *)options[k], strlen (options[k]) + 1);
+  g_checksum_update (
+      sum, (const guchar *)nvrtc_version, strlen (nvrtc_version) + 1);
+  return g_strdup (g_checksum_get_string (sum));
+}
+
+/* Keys become file names: only what cr_cache_key makes is taken, so that
+ * no key names a file outside the directory. */
+static gboolean
+key_is_valid (const gchar *key)
+{
+  gsize n = 0;
+  for (; key[n]; n++)
+    if (!g_ascii_isxdigit (key[n]) || g_ascii_isupper (key[n]))
+      return FALSE;
+  return n == KEY_CHARS;
+}
+
+static gchar *
+entry_name (const gchar *key)
+{
+  return g_strconcat (key, ".bin", NULL);
+}
+
+static void
+set_errno_error (
+    GError **error, int saved_errno, const gchar *what, const gchar *path)
+{
+  g_set_error (error, CR_CACHE_ERROR, CR_CACHE_ERROR_IO, "cannot %s %s: %s",
+      what, path, g_strerror (saved_errno));
+}
+
+CrCache *
+cr_cache_open (const gchar *dir, GError **error)
+{
+  /* Opened first and checked through the descriptor, never by name: what
+   * is checked is what entries are then read from and written to, even if
+   * the path is made to point elsewhere in between. */
+  int fd = open (dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0 && errno == ENOENT) {
+    if (g_mkdir_with_parents (dir, 0700) != 0) {
+      set_errno_error (error, errno, "create", dir);
+      return NULL;
+    }
+    fd = open (dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  }
+  if (fd < 0) {
+    set_errno_error (error, errno, "open", dir);
+    return NULL;
+  }
+
+  struct stat st;
+  if (fstat (fd, &st) != 0) {
+    set_errno_error (error, errno, "stat", dir);
+    close (fd);
+    return NULL;
+  }
+  if (st.st_uid != geteuid ()) {
+    g_set_error (error, CR_CACHE_ERROR, CR_CACHE_ERROR_UNSAFE,
+        "%s is owned by uid %u, not by this user (uid %u)", dir,
+        (guint)st.st_uid, (guint)geteuid ());
+    close (fd);
+    return NULL;
+  }
+  if (st.st_mode & (S_IWGRP | S_IWOTH)) {
+    g_set_error (error, CR_CACHE_ERROR, CR_CACHE_ERROR_UNSAFE,
+        "%s is writable by its group or others (mode %04o); make it 0700", dir,
+        (guint)(st.st_mode & 07777));
+    close (fd);
+    return NULL;
+  }
+
+  CrCache *cache = g_new0 (CrCache, 1);
+  cache->path = g_strdup (dir);
+  cache->fd = fd;
+  return cache;
+}
+
+void
+cr_cache_close (CrCache *cache)
+{
+  if (cache == NULL)
+    return;
+  close (cache->fd);
+  g_free (cache->path);
+  g_free (cache);
+}
+
+gchar *
+cr_cache_entry_path (CrCache *cache, const gchar *key)
+{
+  g_autofree gchar *name = entry_name (key);
+  return g_build_filename (cache->path, name, NULL);
+}
+
+/* SHA-256 of the header up to the digest, and the payload. */
+static void
+entry_digest (const guint8 *header, const guint8 *payload, gsize length,
+    guint8 digest[32])
+{
+  g_autoptr (GChecksum) sum = g_checksum_new (G_CHECKSUM_SHA256);
+  gsize digest_len = 32;
+  g_checksum_update (sum, header, OFF_DIGEST);
+  g_checksum_update (sum, payload, length);
+  g_checksum_get_digest (sum, digest, &digest_len);
+}
+
+static guint32
+get_u32 (const guint8 *p)
+{
+  guint32 v;
+  memcpy (&v, p, sizeof v);
+  return GUINT32_FROM_LE (v);
+}
+
+static guint64
+get_u64 (const guint8 *p)
+{
+  guint64 v;
+  memcpy (&v, p, sizeof v);
+  return GUINT64_FROM_LE (v);
+}
+
+static void
+put_u32 (guint8 *p, guint32 v)
+{
+  v = GUINT32_TO_LE (v);
+  memcpy (p, &v, sizeof v);
+}
+
+static void
+put_u64 (guint8 *p, guint64 v)
+{
+  v = GUINT64_TO_LE (v);
+  memcpy (p, &v, sizeof v);
+}
+
+/* Exactly @size bytes: the size fstat gave, which was bounded before any
+ * memory was allocated for it. */
+static gboolean
+read_exactly (
+    int fd, guint8 *buf, gsize size, const gchar *path, GError **error)
+{
+  gsize done = 0;
+  while (done < size) {
+    gssize n = read (fd, buf + done, size - done);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n < 0) {
+      set_errno_error (error, errno, "read", path);
+      return FALSE;
+    }
+    if (n == 0) {
+      g_set_error (error, CR_CACHE_ERROR, CR_CACHE_ERROR_CORRUPT,
+          "%s ended after %" G_GSIZE_FORMAT " of its %" G_GSIZE_FORMAT " bytes",
+          path, done, size);
+      return FALSE;
+    }
+    done += n;
+  }
+  return TRUE;
+}
+
+static GBytes *
+parse_entry (const guint8 *entry, gsize size, const gchar *key,
+    gboolean *is_ptx, const gchar *path, GError **error)
+{
+  if (memcmp (entry + OFF_MAGIC, ENTRY_MAGIC, 8) != 0) {
+    g_set_error (error, CR_CACHE_ERROR, CR_CACHE_ERROR_CORRUPT,
+        "%s is not a cache entry", path);
+    return NULL;
+  }
+  guint32 format = get_u32 (entry + OFF_FORMAT);
+  if (format != ENTRY_FORMAT) {
+    g_set_error (error, CR_CACHE_ERROR, CR_CACHE_ERROR_FORMAT,
+        "%s is of format %u, not %u", path, format, ENTRY_FORMAT);
+    return NULL;
+  }
+  guint32 kind = get_u32 (entry + OFF_KIND);
+  guint64 length = get_u64 (entry + OFF_LENGTH);
+  if (kind > 1 || length != size - HEADER_SIZE) {
+    g_set_error (error, CR_CACHE_ERROR, CR_CACHE_ERROR_CORRUPT,
+        "%s has a bad header (truncated?)", path);
+    return NULL;
+  }
+  guint8 digest[32];
+  entry_digest (entry, entry + HEADER_SIZE, length, digest);
+  if (memcmp (digest, entry + OFF_DIGEST, 32) != 0) {
+    g_set_error (error, CR_CACHE_ERROR, CR_CACHE_ERROR_CORRUPT,
+        "%s fails its checksum", path);
+    return NULL;
+  }
+  /* After the checksum, so that this reason means a whole entry written for
+   * another program: copied or linked over this name. */
+  if (memcmp (entry + OFF_KEY, key, KEY_CHARS) != 0) {
+    g_set_error (error, CR_CACHE_ERROR, CR_CACHE_ERROR_OTHER_KEY,
+        "%s holds the entry of key %.*s", path, KEY_CHARS,
+        (const gchar *)entry + OFF_KEY);
+    return NULL;
+  }
+  *is_ptx = kind == 1;
+  return g_bytes_new (entry + HEADER_SIZE, length);
+}
+
+GBytes *
+cr_cache_lookup (
+    CrCache *cache, const gchar *key, gboolean *is_ptx, GError **error)
+{
+  g_return_val_if_fail (cache != NULL, NULL);
+  g_return_val_if_fail (key != NULL && key_is_valid (key), NULL);
+
+  g_autofree gchar *name = entry_name (key);
+  g_autofree gchar *path = g_build_filename (cache->path, name, NULL);
+  /* O_NOFOLLOW: a link is refused, not followed. O_NONBLOCK: opening a
+   * FIFO returns at once instead of waiting for a writer. The type is then
+   * checked on the descriptor, so nothing can be swapped in after it. */
+  int fd =
+      openat (cache->fd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) {
+    int saved = errno;
+    if (saved == ENOENT)
+      g_set_error (error, CR_CACHE_ERROR, CR_CACHE_ERROR_ABSENT,
+          "%s does not exist", path);
+    else if (saved == ELOOP || saved == EMLINK) /* EMLINK: the BSDs */
+      g_set_error (error, CR_CACHE_ERROR, CR_CACHE_ERROR_NOT_REGULAR,
+          "%s is a symbolic link, not followed", path);
+    else
+      set_errno_error (error, saved, "open", path);
+    return NULL;
+  }
+
+  GBytes *image = NULL;
+  struct stat st;
+  if (fstat (fd, &st) != 0) {
+    set_errno_error (error, errno, "stat", path);
+  } else if (!S_ISREG (st.st_mode)) {
+    g_set_error (error, CR_CACHE_ERROR, CR_CACHE_ERROR_NOT_REGULAR,
+        "%s is not a regular file", path);
+  } else if (st.st_uid != geteuid ()) {
+    g_set_error (error, CR_CACHE_ERROR, CR_CACHE_ERROR_UNSAFE,
+        "%s is owned by uid %u, not by this user", path, (guint)st.st_uid);
+  } else if (st.st_size > CR_CACHE_MAX_ENTRY) {
+    g_set_error (error, CR_CACHE_ERROR, CR_CACHE_ERROR_TOO_LARGE,
+        "%s is %" G_GINT64_FORMAT " bytes, over the %d allowed", path,
+        (gint64)st.st_size, CR_CACHE_MAX_ENTRY);
+  } else if (st.st_size < HEADER_SIZE) {
+    g_set_error (error, CR_CACHE_ERROR, CR_CACHE_ERROR_CORRUPT,
+        "%s is shorter than an entry's header", path);
+  } else {
+    gsize size = st.st_size;
+    g_autofree guint8 *entry = g_malloc (size);
+    if (read_exactly (fd, entry, size, path, error))
+      image = parse_entry (entry, size, key, is_ptx, path, error);
+  }
+  close (fd);
+  return image;
+}
+
+static gboolean
+write_all (
+    int fd, const guint8 *buf, gsize size, const gchar *path, GError **error)
+{
+  gsize done = 0;
+  while (done < size) {
+    gssize n = write (fd, buf + done, size - done);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n < 0) {
+      set_errno_error (error, errno, "write", path);
+      return FALSE;
+    }
+    done += n;
+  }
+  return TRUE;
+}
+
+gboolean
+cr_cache_store (CrCache *cache, const gchar *key, GBytes *image,
+    gboolean is_ptx, GError **error)
+{
+  g_return_val_if_fail (cache != NULL, FALSE);
+  g_return_val_if_fail (key != NULL && key_is_valid (key), FALSE);
+
+  gsize length = 0;
+  const guint8 *data = g_bytes_get_data (image, &length);
+  /* Never write what a lookup would refuse to read. */
+  if (length > CR_CACHE_MAX_ENTRY - HEADER_SIZE) {
+    g_set_error (error, CR_CACHE_ERROR, CR_CACHE_ERROR_TOO_LARGE,
+        "an image of %" G_GSIZE_FORMAT " bytes is over the %d allowed", length,
+        CR_CACHE_MAX_ENTRY - HEADER_SIZE);
+    return FALSE;
+  }
+  g_autofree guint8 *entry = g_malloc (HEADER_SIZE + length);
+  memcpy (entry + OFF_MAGIC, ENTRY_MAGIC, 8);
+  put_u32 (entry + OFF_FORMAT, ENTRY_FORMAT);
+  put_u32 (entry + OFF_KIND, is_ptx ? 1 : 0);
+  put_u64 (entry + OFF_LENGTH, length);
+  memcpy (entry + OFF_KEY, key, KEY_CHARS);
+  memcpy (entry + HEADER_SIZE, data, length);
+  entry_digest (entry, data, length, entry + OFF_DIGEST);
+
+  /* A temporary file renamed over the entry, so that a reader in another
+   * process sees the old entry, the new one or none, never a part. No
+   * fsync: after a crash, an entry cut short fails its checksum and is
+   * compiled again, which is all durability would buy. */
+  g_autofree gchar *name = entry_name (key);
+  g_autofree gchar *path = g_build_filename (cache->path, name, NULL);
+  g_autofree gchar *tmp = NULL;
+  int fd = -1;
+  for (gint attempt = 0; attempt < 16 && fd < 0; attempt++) {
+    g_free (tmp);
+    tmp = g_strdup_printf ("%s.%08x.tmp", name, g_random_int ());
+    fd = openat (cache->fd, tmp,
+        O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd < 0 && errno != EEXIST)
+      break;
+  }
+  if (fd < 0) {
+    set_errno_error (error, errno, "create a temporary file in", cache->path);
+    return FALSE;
+  }
+  gboolean ok = write_all (fd, entry, HEADER_SIZE + length, path, error);
+  if (close (fd) != 0 && ok) {
+    set_errno_error (error, errno, "write", path);
+    ok = FALSE;
+  }
+  if (ok && renameat (cache->fd, tmp, cache->fd, name) != 0) {
+    set_errno_error (error, errno, "rename a temporary file to", path);
+    ok = FALSE;
+  }
+  if (!ok)
+    unlinkat (cache->fd, tmp, 0);
+  return ok;
+}

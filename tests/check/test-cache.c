@@ -1,0 +1,594 @@
+/* test-cache.c: the disk cache of compiled kernels on its own, without NVRTC
+ * or a GPU: what it stores it returns; what it did not store for that key,
+ * in a directory of this user's that no one else can write to, it refuses,
+ * promptly, whatever the file is. */
+#include "cr-test-util.h"
+
+#include "cr-cache.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <glib/gstdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* How long a lookup may take before a test calls it hung. */
+#define PROMPTLY_US (2 * G_USEC_PER_SEC)
+
+/* A new empty directory, mode 0700, and its removal with what it holds. */
+static gchar *
+fresh_dir (void)
+{
+  g_autoptr (GError) error = NULL;
+  gchar *dir = g_dir_make_tmp ("cr-cache-XXXXXX", &error);
+  fail_unless (dir != NULL, "%s", error ? error->message : "");
+  return dir;
+}
+
+static void
+remove_dir (const gchar *dir)
+{
+  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
+  const gchar *name;
+  while (d && (name = g_dir_read_name (d))) {
+    g_autofree gchar *path = g_build_filename (dir, name, NULL);
+    if (g_file_test (path, G_FILE_TEST_IS_DIR)
+        && !g_file_test (path, G_FILE_TEST_IS_SYMLINK))
+      remove_dir (path);
+    else
+      g_unlink (path);
+  }
+  g_rmdir (dir);
+}
+
+/* Keys as cr_cache_key makes them: 64 hexadecimal digits. */
+static gchar *
+key_of (const gchar *text)
+{
+  return g_compute_checksum_for_string (G_CHECKSUM_SHA256, text, -1);
+}
+
+static GBytes *
+image_of (const gchar *text)
+{
+  return g_bytes_new (text, strlen (text) + 1);
+}
+
+static CrCache *
+open_cache (const gchar *dir)
+{
+  g_autoptr (GError) error = NULL;
+  CrCache *cache = cr_cache_open (dir, &error);
+  fail_unless (cache != NULL, "%s", error ? error->message : "");
+  return cache;
+}
+
+static void
+store (CrCache *cache, const gchar *key, const gchar *text)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GBytes) image = image_of (text);
+  fail_unless (cr_cache_store (cache, key, image, FALSE, &error), "%s",
+      error ? error->message : "");
+}
+
+/* The lookup runs in a thread, so that one that hangs (a FIFO waiting for a
+ * writer, /dev/zero read to the end) fails the test instead of hanging it. */
+typedef struct {
+  CrCache *cache;
+  const gchar *key;
+  GBytes *image;
+  gboolean is_ptx;
+  GError *error;
+  gboolean done;
+  GMutex lock;
+  GCond cond;
+} Lookup;
+
+static gpointer
+lookup_thread (gpointer data)
+{
+  Lookup *l = data;
+  GError *error = NULL;
+  gboolean is_ptx = FALSE;
+  GBytes *image = cr_cache_lookup (l->cache, l->key, &is_ptx, &error);
+  g_mutex_lock (&l->lock);
+  l->image = image;
+  l->is_ptx = is_ptx;
+  l->error = error;
+  l->done = TRUE;
+  g_cond_signal (&l->cond);
+  g_mutex_unlock (&l->lock);
+  return NULL;
+}
+
+/* The image, or NULL with *@error set; fails the test when the lookup does
+ * not return within PROMPTLY_US. */
+static GBytes *
+lookup_promptly (
+    CrCache *cache, const gchar *key, gboolean *is_ptx, GError **error)
+{
+  /* Never freed when the lookup hangs: the test fails, and its forked
+   * process ends with the thread in it. */
+  Lookup *l = g_new0 (Lookup, 1);
+  l->cache = cache;
+  l->key = key;
+  g_mutex_init (&l->lock);
+  g_cond_init (&l->cond);
+  GThread *thread = g_thread_new ("lookup", lookup_thread, l);
+  gint64 deadline = g_get_monotonic_time () + PROMPTLY_US;
+  g_mutex_lock (&l->lock);
+  while (!l->done && g_cond_wait_until (&l->cond, &l->lock, deadline))
+    ;
+  gboolean done = l->done;
+  g_mutex_unlock (&l->lock);
+  fail_unless (done, "the lookup did not return within %d s",
+      (gint)(PROMPTLY_US / G_USEC_PER_SEC));
+  g_thread_join (thread);
+  GBytes *image = l->image;
+  if (is_ptx)
+    *is_ptx = l->is_ptx;
+  if (l->error)
+    g_propagate_error (error, l->error);
+  g_mutex_clear (&l->lock);
+  g_cond_clear (&l->cond);
+  g_free (l);
+  return image;
+}
+
+/* A miss, for the reason @code. */
+static void
+assert_miss (CrCache *cache, const gchar *key, CrCacheError code)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GBytes) image = lookup_promptly (cache, key, NULL, &error);
+  fail_unless (image == NULL, "a hit, expected a miss (%d)", code);
+  fail_unless (error != NULL);
+  fail_unless (g_error_matches (error, CR_CACHE_ERROR, code),
+      "missed for another reason than %d: %s", code, error->message);
+}
+
+static void
+assert_hit (CrCache *cache, const gchar *key, const gchar *text)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GBytes) image = lookup_promptly (cache, key, NULL, &error);
+  fail_unless (image != NULL, "%s", error ? error->message : "");
+  g_autoptr (GBytes) expected = image_of (text);
+  fail_unless (g_bytes_equal (image, expected));
+}
+
+static gchar *
+read_file (const gchar *path, gsize *length)
+{
+  gchar *contents = NULL;
+  fail_unless (g_file_get_contents (path, &contents, length, NULL), "%s", path);
+  return contents;
+}
+
+static void
+write_file (const gchar *path, const gchar *contents, gsize length)
+{
+  fail_unless (g_file_set_contents (path, contents, length, NULL), "%s", path);
+}
+
+/* Entries */
+
+GST_START_TEST (test_store_then_lookup)
+{
+  g_autofree gchar *dir = fresh_dir ();
+  g_autoptr (CrCache) cache = open_cache (dir);
+  g_autofree gchar *cubin_key = key_of ("cubin");
+  g_autofree gchar *ptx_key = key_of ("ptx");
+  g_autoptr (GBytes) cubin = image_of ("a CUBIN");
+  g_autoptr (GBytes) ptx = image_of (".version 8.0");
+  g_autoptr (GError) error = NULL;
+
+  assert_miss (cache, cubin_key, CR_CACHE_ERROR_ABSENT);
+  fail_unless (cr_cache_store (cache, cubin_key, cubin, FALSE, &error));
+  fail_unless (cr_cache_store (cache, ptx_key, ptx, TRUE, &error));
+
+  gboolean is_ptx = TRUE;
+  g_autoptr (GBytes) got = lookup_promptly (cache, cubin_key, &is_ptx, &error);
+  fail_unless (got != NULL && g_bytes_equal (got, cubin));
+  fail_if (is_ptx);
+  g_autoptr (GBytes) got_ptx =
+      lookup_promptly (cache, ptx_key, &is_ptx, &error);
+  fail_unless (got_ptx != NULL && g_bytes_equal (got_ptx, ptx));
+  fail_unless (is_ptx);
+
+  /* Stored again, replaced. */
+  store (cache, cubin_key, "another CUBIN");
+  assert_hit (cache, cubin_key, "another CUBIN");
+  remove_dir (dir);
+}
+
+GST_END_TEST;
+
+/* An entry another process wrote is read: a regular file of this user's,
+ * mode 0600, named after its key, with no temporary file left beside it. */
+GST_START_TEST (test_good_entry_is_hit)
+{
+  g_autofree gchar *dir = fresh_dir ();
+  g_autofree gchar *key = key_of ("good");
+  {
+    g_autoptr (CrCache) writer = open_cache (dir);
+    store (writer, key, "a good image");
+  }
+
+  g_autofree gchar *name = g_strconcat (key, ".bin", NULL);
+  g_autofree gchar *path = g_build_filename (dir, name, NULL);
+  GStatBuf st;
+  fail_unless (g_lstat (path, &st) == 0, "no entry %s", path);
+  fail_unless (S_ISREG (st.st_mode));
+  fail_unless_equals_int (st.st_mode & 0777, 0600);
+  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
+  fail_unless_equals_string (g_dir_read_name (d), name);
+  fail_unless (g_dir_read_name (d) == NULL, "a file left beside the entry");
+
+  g_autoptr (CrCache) reader = open_cache (dir);
+  g_autofree gchar *entry_path = cr_cache_entry_path (reader, key);
+  fail_unless_equals_string (entry_path, path);
+  assert_hit (reader, key, "a good image");
+  remove_dir (dir);
+}
+
+GST_END_TEST;
+
+/* Another monoid's entry, whole and valid, copied over this key's name. */
+GST_START_TEST (test_entry_of_another_key)
+{
+  g_autofree gchar *dir = fresh_dir ();
+  g_autoptr (CrCache) cache = open_cache (dir);
+  g_autofree gchar *mine = key_of ("mine");
+  g_autofree gchar *theirs = key_of ("theirs");
+  store (cache, mine, "my image");
+  store (cache, theirs, "their image");
+
+  g_autofree gchar *my_path = cr_cache_entry_path (cache, mine);
+  g_autofree gchar *their_path = cr_cache_entry_path (cache, theirs);
+  gsize length = 0;
+  g_autofree gchar *contents = read_file (their_path, &length);
+  write_file (my_path, contents, length);
+
+  assert_miss (cache, mine, CR_CACHE_ERROR_OTHER_KEY);
+  assert_hit (cache, theirs, "their image");
+  /* Rewritten, it is a hit again. */
+  store (cache, mine, "my image");
+  assert_hit (cache, mine, "my image");
+  remove_dir (dir);
+}
+
+GST_END_TEST;
+
+/* Even a link to the very entry the key should have is refused: a link
+ * could as well lead anywhere. */
+GST_START_TEST (test_symlink_to_right_entry)
+{
+  g_autofree gchar *dir = fresh_dir ();
+  g_autoptr (CrCache) cache = open_cache (dir);
+  g_autofree gchar *key = key_of ("linked");
+  store (cache, key, "the right image");
+  g_autofree gchar *path = cr_cache_entry_path (cache, key);
+  g_autofree gchar *moved = g_build_filename (dir, "elsewhere", NULL);
+  fail_unless (g_rename (path, moved) == 0);
+  fail_unless (symlink (moved, path) == 0, "%s", g_strerror (errno));
+
+  assert_miss (cache, key, CR_CACHE_ERROR_NOT_REGULAR);
+  remove_dir (dir);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_symlink_to_dev_zero)
+{
+  g_autofree gchar *dir = fresh_dir ();
+  g_autoptr (CrCache) cache = open_cache (dir);
+  g_autofree gchar *key = key_of ("zero");
+  g_autofree gchar *path = cr_cache_entry_path (cache, key);
+  fail_unless (symlink ("/dev/zero", path) == 0, "%s", g_strerror (errno));
+
+  assert_miss (cache, key, CR_CACHE_ERROR_NOT_REGULAR);
+  remove_dir (dir);
+}
+
+GST_END_TEST;
+
+/* Opening a FIFO for reading waits for a writer, which never comes. */
+GST_START_TEST (test_fifo_entry)
+{
+  g_autofree gchar *dir = fresh_dir ();
+  g_autoptr (CrCache) cache = open_cache (dir);
+  g_autofree gchar *key = key_of ("fifo");
+  g_autofree gchar *path = cr_cache_entry_path (cache, key);
+  fail_unless (mkfifo (path, 0600) == 0, "%s", g_strerror (errno));
+
+  assert_miss (cache, key, CR_CACHE_ERROR_NOT_REGULAR);
+  remove_dir (dir);
+}
+
+GST_END_TEST;
+
+/* Refused on its size, before anything is read: the file here is sparse, and
+ * a planted one could be far larger. */
+GST_START_TEST (test_oversized_entry)
+{
+  g_autofree gchar *dir = fresh_dir ();
+  g_autoptr (CrCache) cache = open_cache (dir);
+  g_autofree gchar *key = key_of ("large");
+  store (cache, key, "an image");
+  g_autofree gchar *path = cr_cache_entry_path (cache, key);
+  fail_unless (truncate (path, CR_CACHE_MAX_ENTRY + 1) == 0);
+
+  assert_miss (cache, key, CR_CACHE_ERROR_TOO_LARGE);
+
+  /* Nor is an entry stored that a lookup would refuse. */
+  g_autofree gchar *other = key_of ("too large to store");
+  g_autoptr (GBytes) huge =
+      g_bytes_new_take (g_malloc0 (CR_CACHE_MAX_ENTRY), CR_CACHE_MAX_ENTRY);
+  g_autoptr (GError) error = NULL;
+  fail_if (cr_cache_store (cache, other, huge, FALSE, &error));
+  fail_unless (
+      g_error_matches (error, CR_CACHE_ERROR, CR_CACHE_ERROR_TOO_LARGE));
+  assert_miss (cache, other, CR_CACHE_ERROR_ABSENT);
+  remove_dir (dir);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_truncated_entry)
+{
+  g_autofree gchar *dir = fresh_dir ();
+  g_autoptr (CrCache) cache = open_cache (dir);
+  g_autofree gchar *key = key_of ("truncated");
+  store (cache, key, "an image long enough to cut in places");
+  g_autofree gchar *path = cr_cache_entry_path (cache, key);
+  gsize length = 0;
+  g_autofree gchar *contents = read_file (path, &length);
+
+  /* Cut in the payload, in the header, and empty. */
+  const gsize cuts[] = { length - 1, length / 2, 10, 0 };
+  for (guint k = 0; k < G_N_ELEMENTS (cuts); k++) {
+    write_file (path, contents, cuts[k]);
+    assert_miss (cache, key, CR_CACHE_ERROR_CORRUPT);
+  }
+  remove_dir (dir);
+}
+
+GST_END_TEST;
+
+/* Whichever byte of the entry changes, header or payload, it is a miss:
+ * the checksum covers the key and the kind of image too. */
+GST_START_TEST (test_corrupt_entry)
+{
+  g_autofree gchar *dir = fresh_dir ();
+  g_autoptr (CrCache) cache = open_cache (dir);
+  g_autofree gchar *key = key_of ("corrupt");
+  store (cache, key, "an image");
+  g_autofree gchar *path = cr_cache_entry_path (cache, key);
+  gsize length = 0;
+  g_autofree gchar *contents = read_file (path, &length);
+
+  for (gsize at = 0; at < length; at++) {
+    contents[at] ^= 0x01;
+    write_file (path, contents, length);
+    g_autoptr (GError) error = NULL;
+    g_autoptr (GBytes) image = lookup_promptly (cache, key, NULL, &error);
+    fail_unless (
+        image == NULL, "byte %" G_GSIZE_FORMAT " changed, still a hit", at);
+    fail_unless (g_error_matches (error, CR_CACHE_ERROR, CR_CACHE_ERROR_CORRUPT)
+            || g_error_matches (error, CR_CACHE_ERROR, CR_CACHE_ERROR_FORMAT),
+        "byte %" G_GSIZE_FORMAT ": %s", at, error->message);
+    contents[at] ^= 0x01;
+  }
+  write_file (path, contents, length);
+  assert_hit (cache, key, "an image");
+  remove_dir (dir);
+}
+
+GST_END_TEST;
+
+/* An entry as the first format wrote it: a header of magic, format, kind,
+ * length and the payload's SHA-256, and no key. */
+GST_START_TEST (test_format_1_entry)
+{
+  g_autofree gchar *dir = fresh_dir ();
+  g_autoptr (CrCache) cache = open_cache (dir);
+  g_autofree gchar *key = key_of ("old");
+  const gchar payload[] = "an image from before entries had keys, long "
+                          "enough to be as long as a header of today";
+  guint8 entry[56 + sizeof payload];
+  guint32 format = GUINT32_TO_LE (1), kind = 0;
+  guint64 length = GUINT64_TO_LE (sizeof payload);
+  gsize digest_len = 32;
+  g_autoptr (GChecksum) sum = g_checksum_new (G_CHECKSUM_SHA256);
+  memcpy (entry, "CRKCACHE", 8);
+  memcpy (entry + 8, &format, 4);
+  memcpy (entry + 12, &kind, 4);
+  memcpy (entry + 16, &length, 8);
+  g_checksum_update (sum, (const guchar *)payload, sizeof payload);
+  g_checksum_get_digest (sum, entry + 24, &digest_len);
+  memcpy (entry + 56, payload, sizeof payload);
+  g_autofree gchar *path = cr_cache_entry_path (cache, key);
+  write_file (path, (const gchar *)entry, sizeof entry);
+
+  assert_miss (cache, key, CR_CACHE_ERROR_FORMAT);
+  remove_dir (dir);
+}
+
+GST_END_TEST;
+
+/* An entry of another user's, in a directory of ours (root made it). */
+GST_START_TEST (test_entry_of_another_user)
+{
+  g_autofree gchar *dir = fresh_dir ();
+  g_autoptr (CrCache) cache = open_cache (dir);
+  g_autofree gchar *key = key_of ("owned");
+  store (cache, key, "an image");
+  g_autofree gchar *path = cr_cache_entry_path (cache, key);
+  if (chown (path, 65534, 65534) != 0) {
+    g_print (
+        "entry of another user: not tested, chown: %s\n", g_strerror (errno));
+    remove_dir (dir);
+    return;
+  }
+  assert_miss (cache, key, CR_CACHE_ERROR_UNSAFE);
+  remove_dir (dir);
+}
+
+GST_END_TEST;
+
+/* Keys become file names: anything but a digest is a programming error. */
+GST_START_TEST (test_key_must_be_a_digest)
+{
+  g_autofree gchar *dir = fresh_dir ();
+  g_autoptr (CrCache) cache = open_cache (dir);
+  g_autoptr (GBytes) image = image_of ("an image");
+  gboolean is_ptx = FALSE;
+
+  ASSERT_CRITICAL (cr_cache_lookup (cache, "../../etc/passwd", &is_ptx, NULL));
+  ASSERT_CRITICAL (cr_cache_store (cache, "../escape", image, FALSE, NULL));
+  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
+  fail_unless (g_dir_read_name (d) == NULL);
+  remove_dir (dir);
+}
+
+GST_END_TEST;
+
+/* Directory */
+
+/* A directory others can write to is refused, with no file made in it. */
+static void
+assert_dir_refused (const gchar *dir)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (CrCache) cache = cr_cache_open (dir, &error);
+  fail_unless (cache == NULL, "%s was used", dir);
+  fail_unless (g_error_matches (error, CR_CACHE_ERROR, CR_CACHE_ERROR_UNSAFE),
+      "%s", error ? error->message : "");
+  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
+  fail_unless (d != NULL);
+}
+
+GST_START_TEST (test_dir_writable_by_others)
+{
+  g_autofree gchar *dir = fresh_dir ();
+  const guint modes[] = { 01777, 0777, 0770, 0702 };
+  for (guint k = 0; k < G_N_ELEMENTS (modes); k++) {
+    fail_unless (g_chmod (dir, modes[k]) == 0);
+    assert_dir_refused (dir);
+  }
+  /* Readable by others is fine: only writing plants entries. */
+  fail_unless (g_chmod (dir, 0755) == 0);
+  g_autoptr (CrCache) cache = open_cache (dir);
+  remove_dir (dir);
+}
+
+GST_END_TEST;
+
+/* Run as root, the test can give the directory away. */
+GST_START_TEST (test_dir_of_another_user)
+{
+  g_autofree gchar *dir = fresh_dir ();
+  if (chown (dir, 65534, 65534) != 0) {
+    g_print ("directory of another user: not tested, chown: %s\n",
+        g_strerror (errno));
+    remove_dir (dir);
+    return;
+  }
+  assert_dir_refused (dir);
+  remove_dir (dir);
+}
+
+GST_END_TEST;
+
+/* What is checked is the directory a link leads to. */
+GST_START_TEST (test_dir_through_symlink)
+{
+  g_autofree gchar *base = fresh_dir ();
+  g_autofree gchar *target = g_build_filename (base, "target", NULL);
+  g_autofree gchar *link = g_build_filename (base, "link", NULL);
+  fail_unless (g_mkdir (target, 0777) == 0);
+  fail_unless (g_chmod (target, 0777) == 0);
+  fail_unless (symlink (target, link) == 0);
+  assert_dir_refused (link);
+
+  fail_unless (g_chmod (target, 0700) == 0);
+  g_autofree gchar *key = key_of ("through a link");
+  g_autoptr (CrCache) cache = open_cache (link);
+  store (cache, key, "an image");
+  assert_hit (cache, key, "an image");
+  remove_dir (base);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_missing_dir_created_0700)
+{
+  g_autofree gchar *base = fresh_dir ();
+  g_autofree gchar *dir = g_build_filename (base, "a", "cache", NULL);
+  g_autoptr (CrCache) cache = open_cache (dir);
+  GStatBuf st;
+  fail_unless (g_stat (dir, &st) == 0);
+  fail_unless (S_ISDIR (st.st_mode));
+  fail_unless_equals_int (st.st_mode & 07777, 0700);
+  remove_dir (base);
+}
+
+GST_END_TEST;
+
+/* Keys */
+
+GST_START_TEST (test_key_covers_everything)
+{
+  const gchar *options[] = { "--gpu-architecture=sm_90", "--std=c++17" };
+  const gchar *older[] = { "--gpu-architecture=sm_80", "--std=c++17" };
+  g_autofree gchar *key = cr_cache_key ("source", options, 2, "13.0");
+  g_autofree gchar *same = cr_cache_key ("source", options, 2, "13.0");
+  g_autofree gchar *source = cr_cache_key ("source2", options, 2, "13.0");
+  g_autofree gchar *target = cr_cache_key ("source", older, 2, "13.0");
+  g_autofree gchar *fewer = cr_cache_key ("source", options, 1, "13.0");
+  g_autofree gchar *nvrtc = cr_cache_key ("source", options, 2, "12.8");
+
+  fail_unless_equals_int (strlen (key), 64);
+  fail_unless_equals_string (key, same);
+  fail_if (g_str_equal (key, source));
+  fail_if (g_str_equal (key, target));
+  fail_if (g_str_equal (key, fewer));
+  fail_if (g_str_equal (key, nvrtc));
+}
+
+GST_END_TEST;
+
+static Suite *
+cache_suite (void)
+{
+  Suite *s = suite_create ("cache");
+  TCase *entries = tcase_create ("entries");
+  suite_add_tcase (s, entries);
+  tcase_add_test (entries, test_store_then_lookup);
+  tcase_add_test (entries, test_good_entry_is_hit);
+  tcase_add_test (entries, test_entry_of_another_key);
+  tcase_add_test (entries, test_symlink_to_right_entry);
+  tcase_add_test (entries, test_symlink_to_dev_zero);
+  tcase_add_test (entries, test_fifo_entry);
+  tcase_add_test (entries, test_oversized_entry);
+  tcase_add_test (entries, test_truncated_entry);
+  tcase_add_test (entries, test_corrupt_entry);
+  tcase_add_test (entries, test_format_1_entry);
+  tcase_add_test (entries, test_entry_of_another_user);
+  tcase_add_test (entries, test_key_must_be_a_digest);
+  TCase *dirs = tcase_create ("directory");
+  suite_add_tcase (s, dirs);
+  tcase_add_test (dirs, test_dir_writable_by_others);
+  tcase_add_test (dirs, test_dir_of_another_user);
+  tcase_add_test (dirs, test_dir_through_symlink);
+  tcase_add_test (dirs, test_missing_dir_created_0700);
+  TCase *keys = tcase_create ("keys");
+  suite_add_tcase (s, keys);
+  tcase_add_test (keys, test_key_covers_everything);
+  return s;
+}
+
+GST_CHECK_MAIN (cache);
