@@ -1,10 +1,14 @@
 /* test-cache.c: the disk cache of compiled kernels on its own, without NVRTC
  * or a GPU: what it stores it returns; what it did not store for that key,
  * in a directory of this user's that no one else can write to, it refuses,
- * promptly, whatever the file is. */
+ * promptly, whatever the file is. Where NVRTC is installed, cr_compile too:
+ * it compiles instead, and says why in the debug log. */
 #include "cr-test-util.h"
 
 #include "cr-cache.h"
+#include "cr-compiler.h"
+#include "cr-cuda.h"
+#include "cr-program.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -561,6 +565,117 @@ GST_START_TEST (test_key_covers_everything)
 
 GST_END_TEST;
 
+/* cr_compile through the cache, where NVRTC can be opened */
+
+/* The debug lines of the engine (domain cudareduce), while a test runs. */
+static GString *debug_log;
+
+static void
+keep_debug (const gchar *domain, GLogLevelFlags level, const gchar *message,
+    gpointer data)
+{
+  g_string_append_printf (debug_log, "%s\n", message);
+}
+
+static gboolean
+compile_setup (const gchar *dir)
+{
+  g_autoptr (GError) error = NULL;
+  if (cr_cuda_nvrtc (&error) == NULL) {
+    g_print ("cr_compile not tested: %s\n", error->message);
+    return FALSE;
+  }
+  g_setenv ("GST_CUDAREDUCE_CACHE_DIR", dir, TRUE);
+  debug_log = g_string_new (NULL);
+  g_log_set_handler ("cudareduce", G_LOG_LEVEL_DEBUG, keep_debug, NULL);
+  return TRUE;
+}
+
+static GPtrArray *
+entry_paths (const gchar *dir)
+{
+  GPtrArray *paths = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
+  const gchar *name;
+  while (d && (name = g_dir_read_name (d)))
+    g_ptr_array_add (paths, g_build_filename (dir, name, NULL));
+  return paths;
+}
+
+static CrCompiled *
+compile (const gchar *monoid_name, CrType in)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (CrMonoid) monoid = cr_monoid_load (monoid_name, &error);
+  fail_unless (monoid != NULL, "%s", error ? error->message : "");
+  g_autoptr (CrProgram) program = cr_program_new (monoid, in);
+  CrCompiled *c =
+      cr_compile (program->source, 90, CR_COMPILE_DEFAULT, NULL, &error);
+  fail_unless (c != NULL, "%s", error ? error->message : "");
+  return c;
+}
+
+GST_START_TEST (test_compile_in_unsafe_dir)
+{
+  g_autofree gchar *dir = fresh_dir ();
+  if (!compile_setup (dir)) {
+    remove_dir (dir);
+    return;
+  }
+  fail_unless (g_chmod (dir, 01777) == 0);
+
+  g_autoptr (CrCompiled) first = compile ("sum", CR_TYPE_FLOAT32);
+  g_autoptr (CrCompiled) second = compile ("sum", CR_TYPE_FLOAT32);
+  fail_if (first->from_cache);
+  fail_if (second->from_cache);
+  fail_unless (g_bytes_equal (first->image, second->image));
+  g_autoptr (GPtrArray) written = entry_paths (dir);
+  fail_unless_equals_int (written->len, 0);
+  fail_unless (strstr (debug_log->str, "kernel cache not used") != NULL
+          && strstr (debug_log->str, "writable by its group or others"),
+      "debug log: %s", debug_log->str);
+  remove_dir (dir);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_compile_after_entry_of_another_key)
+{
+  g_autofree gchar *dir = fresh_dir ();
+  if (!compile_setup (dir)) {
+    remove_dir (dir);
+    return;
+  }
+  g_autoptr (CrCompiled) sum = compile ("sum", CR_TYPE_FLOAT32);
+  g_autoptr (GPtrArray) sum_only = entry_paths (dir);
+  fail_unless_equals_int (sum_only->len, 1);
+  const gchar *sum_path = sum_only->pdata[0];
+  g_autoptr (CrCompiled) max = compile ("max", CR_TYPE_FLOAT32);
+  fail_if (max->from_cache);
+  g_autoptr (GPtrArray) both = entry_paths (dir);
+  fail_unless_equals_int (both->len, 2);
+  const gchar *max_path = both->pdata[g_str_equal (both->pdata[0], sum_path)];
+
+  /* max's entry over sum's name. */
+  gsize length = 0;
+  g_autofree gchar *contents = read_file (max_path, &length);
+  write_file (sum_path, contents, length);
+
+  g_autoptr (CrCompiled) again = compile ("sum", CR_TYPE_FLOAT32);
+  fail_if (again->from_cache, "another key's entry was loaded");
+  fail_unless (g_bytes_equal (again->image, sum->image));
+  fail_unless (strstr (debug_log->str, "kernel cache miss") != NULL
+          && strstr (debug_log->str, "holds the entry of key"),
+      "debug log: %s", debug_log->str);
+  /* And rewritten. */
+  g_autoptr (CrCompiled) cached = compile ("sum", CR_TYPE_FLOAT32);
+  fail_unless (cached->from_cache);
+  fail_unless (g_bytes_equal (cached->image, sum->image));
+  remove_dir (dir);
+}
+
+GST_END_TEST;
+
 static Suite *
 cache_suite (void)
 {
@@ -588,6 +703,10 @@ cache_suite (void)
   TCase *keys = tcase_create ("keys");
   suite_add_tcase (s, keys);
   tcase_add_test (keys, test_key_covers_everything);
+  TCase *compiles = tcase_create ("compile");
+  suite_add_tcase (s, compiles);
+  tcase_add_test (compiles, test_compile_in_unsafe_dir);
+  tcase_add_test (compiles, test_compile_after_entry_of_another_key);
   return s;
 }
 
