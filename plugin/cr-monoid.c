@@ -11,18 +11,82 @@
 #define MONOID_GROUP "Monoid"
 #define BUILTIN_PREFIX "/org/freedesktop/gstreamer/cudareduce/monoids/"
 
-/* Words a field name may not be: C++ keywords NVRTC would reject with a
- * confusing message, and the names the kernel template itself uses. */
-static const gchar *const reserved_names[] = { "alignas", "alignof", "asm",
-  "auto", "bool", "break", "case", "catch", "char", "class", "const",
-  "constexpr", "continue", "decltype", "default", "delete", "do", "double",
-  "else", "enum", "explicit", "extern", "false", "float", "for", "friend",
-  "goto", "if", "inline", "int", "long", "mutable", "namespace", "new",
-  "noexcept", "nullptr", "operator", "private", "protected", "public",
-  "register", "return", "short", "signed", "sizeof", "static", "struct",
-  "switch", "template", "this", "throw", "true", "try", "typedef", "typeid",
+/* The one list of field names that are refused, and why. A field is a
+ * struct member (Acc, Ctx, Out), so what breaks it is a word that means
+ * something before member lookup: a keyword, an object-like macro, or a
+ * type the struct's own members are declared with (after "int32 int32;"
+ * the next "int32 x;" no longer names the type). Functions, variables and
+ * the bodies' arguments (x, i, a, b, n, ctx, min, threadIdx) do not clash.
+ * Every #define and typedef in the generated source, kernels included,
+ * must be refused here; tests/check/test-monoid.c checks that it is. */
+
+/* C++17 and C++20 keywords, with the alternative tokens (and, or, ...),
+ * which NVRTC reads as operators. */
+static const gchar *const cxx_keywords[] = { "alignas", "alignof", "and",
+  "and_eq", "asm", "auto", "bitand", "bitor", "bool", "break", "case", "catch",
+  "char", "char8_t", "char16_t", "char32_t", "class", "compl", "concept",
+  "const", "consteval", "constexpr", "constinit", "const_cast", "continue",
+  "co_await", "co_return", "co_yield", "decltype", "default", "delete", "do",
+  "double", "dynamic_cast", "else", "enum", "explicit", "export", "extern",
+  "false", "float", "for", "friend", "goto", "if", "inline", "int", "long",
+  "mutable", "namespace", "new", "noexcept", "not", "not_eq", "nullptr",
+  "operator", "or", "or_eq", "private", "protected", "public", "register",
+  "reinterpret_cast", "requires", "return", "short", "signed", "sizeof",
+  "static", "static_assert", "static_cast", "struct", "switch", "template",
+  "this", "thread_local", "throw", "true", "try", "typedef", "typeid",
   "typename", "union", "unsigned", "using", "virtual", "void", "volatile",
-  "while", NULL };
+  "wchar_t", "while", "xor", "xor_eq", NULL };
+
+/* Types the generated prelude defines besides the ten (cr-program.c). */
+static const gchar *const generated_types[] = { "In", "wide", "Acc", "Ctx",
+  "Out", NULL };
+
+/* Object-like macros in force in every body without a prefix below: NVRTC
+ * defines NULL without any header. */
+static const gchar *const macros[] = { "NULL", NULL };
+
+static const struct {
+  const gchar *prefix;
+  const gchar *why;
+} reserved_prefixes[] = {
+  { "cr_",
+      "starts with cr_, which the generated code keeps for its own "
+      "functions and fields" },
+  { "CR_",
+      "starts with CR_, which the generated code keeps for its "
+      "macros (CR_IN_BYTES, CR_BLOCK_THREADS, ...)" },
+  { "IN_",
+      "starts with IN_, which the generated code keeps for its macros "
+      "(IN_MAX, IN_LOWEST, IN_IS_FLOAT, IN_IS_SIGNED)" },
+  /* NVRTC's built-in headers define macros under these: CUDART_VERSION,
+   * cudaArrayDefault, CU_UUID_HAS_BEEN_DEFINED, NV_IS_DEVICE, ... */
+  { "cuda", "starts with cuda, which CUDA keeps for its macros" },
+  { "CUDA", "starts with CUDA, which CUDA keeps for its macros" },
+  { "CU_", "starts with CU_, which CUDA keeps for its macros" },
+  { "NV_", "starts with NV_, which CUDA keeps for its macros" },
+};
+
+/* Why @name cannot be a field, or NULL when it can. */
+static const gchar *
+field_name_refusal (const gchar *name)
+{
+  if (g_strv_contains (cxx_keywords, name))
+    return "is a C++ keyword";
+  if (cr_type_from_name (name) != CR_TYPE_INVALID
+      || g_strv_contains (generated_types, name))
+    return "is the name of a type in the generated code (int8 ... float64, "
+           "In, wide, Acc, Ctx, Out)";
+  if (g_strv_contains (macros, name))
+    return "is a macro in the generated code";
+  /* CUDA's __device__, __shared__ ... and the compiler's _Pragma, _Bool. */
+  if (strstr (name, "__") || (name[0] == '_' && g_ascii_isupper (name[1])))
+    return "is reserved by C++ (it contains \"__\" or starts with \"_\" and "
+           "a capital letter)";
+  for (guint k = 0; k < G_N_ELEMENTS (reserved_prefixes); k++)
+    if (g_str_has_prefix (name, reserved_prefixes[k].prefix))
+      return reserved_prefixes[k].why;
+  return NULL;
+}
 
 static const gchar *const known_keys[] = { "Name", "Description", "Accumulator",
   "Context", "Output", "Load", "Combine", "Identity", "Finalize", NULL };
@@ -58,6 +122,8 @@ cr_fields_parse (
 {
   g_autoptr (GArray) fields = fields_new ();
   g_auto (GStrv) items = g_strsplit (list ? list : "", ";", -1);
+  /* The names so far, borrowed from @fields: lists may be long. */
+  g_autoptr (GHashTable) seen = g_hash_table_new (g_str_hash, g_str_equal);
 
   for (guint k = 0; items[k]; k++) {
     g_strstrip (items[k]);
@@ -73,21 +139,23 @@ cr_fields_parse (
     g_autofree gchar *name =
         g_strstrip (g_strndup (items[k], colon - items[k]));
     g_autofree gchar *type = g_strstrip (g_strdup (colon + 1));
-    if (!is_identifier (name) || g_strv_contains (reserved_names, name)
-        || g_str_has_prefix (name, "cr_") || g_str_has_prefix (name, "__")) {
+    if (!is_identifier (name)) {
       g_set_error (error, CR_ERROR, CR_ERROR_FIELDS,
           "%s: \"%s\" is not a usable field name; use letters, digits and "
-          "underscores, not starting with a digit, \"cr_\" or \"__\", and not "
-          "a C++ keyword",
+          "underscores, not starting with a digit",
           key, name);
       return NULL;
     }
-    for (guint f = 0; f < fields->len; f++) {
-      if (strcmp (g_array_index (fields, CrField, f).name, name) == 0) {
-        g_set_error (error, CR_ERROR, CR_ERROR_FIELDS,
-            "%s: field \"%s\" is declared twice", key, name);
-        return NULL;
-      }
+    const gchar *why = field_name_refusal (name);
+    if (why) {
+      g_set_error (error, CR_ERROR, CR_ERROR_FIELDS,
+          "%s: the field name \"%s\" %s; choose another name", key, name, why);
+      return NULL;
+    }
+    if (g_hash_table_contains (seen, name)) {
+      g_set_error (error, CR_ERROR, CR_ERROR_FIELDS,
+          "%s: field \"%s\" is declared twice", key, name);
+      return NULL;
     }
     CrField field = { NULL, CR_FIELD_FIXED, cr_type_from_name (type) };
     if (strcmp (type, "in") == 0)
@@ -104,6 +172,7 @@ cr_fields_parse (
     }
     field.name = g_steal_pointer (&name);
     g_array_append_val (fields, field);
+    g_hash_table_add (seen, field.name);
   }
   if (fields->len == 0 && !allow_empty) {
     g_set_error (error, CR_ERROR, CR_ERROR_FIELDS,
@@ -242,6 +311,57 @@ cr_monoid_new (const CrMonoidText *text, const gchar *origin, GError **error)
   return g_steal_pointer (&m);
 }
 
+/* GLib unescapes string values itself, but on a bad escape followed by a
+ * trailing backslash (Name=\q\) it sets its GError twice and warns, which
+ * aborts a process running with fatal warnings. So the escapes of the keys
+ * read as strings are checked here first, by the key file format's rules:
+ * a backslash comes before s, n, t, r or another backslash, nothing else. */
+static gboolean
+check_escapes (
+    GKeyFile *kf, const gchar *key, const gchar *origin, GError **error)
+{
+  g_autofree gchar *value = g_key_file_get_value (kf, MONOID_GROUP, key, NULL);
+  for (const gchar *p = value; p && *p; p++) {
+    if (*p != '\\')
+      continue;
+    p++;
+    if (*p == '\0') {
+      g_set_error (error, CR_ERROR, CR_ERROR_MONOID_INVALID,
+          "%s: the key %s ends in a lone backslash; write \\\\ for a "
+          "backslash",
+          origin, key);
+      return FALSE;
+    }
+    if (strchr ("sntr\\", *p) == NULL) {
+      g_set_error (error, CR_ERROR, CR_ERROR_MONOID_INVALID,
+          "%s: the key %s has the invalid escape \"\\%c\"; a value may use "
+          "\\s, \\n, \\t, \\r and \\\\ only",
+          origin, key, g_ascii_isgraph (*p) ? *p : '?');
+      return FALSE;
+    }
+  }
+  return TRUE;
+}
+
+/* @key read as a string (unescaped), NULL when absent. */
+static gboolean
+get_string (GKeyFile *kf, const gchar *key, gboolean localized,
+    const gchar *origin, gchar **value, GError **error)
+{
+  g_autoptr (GError) kf_error = NULL;
+  *value = localized
+      ? g_key_file_get_locale_string (kf, MONOID_GROUP, key, NULL, &kf_error)
+      : g_key_file_get_string (kf, MONOID_GROUP, key, &kf_error);
+  if (kf_error == NULL
+      || g_error_matches (
+          kf_error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_KEY_NOT_FOUND))
+    return TRUE;
+  g_clear_pointer (value, g_free);
+  g_set_error (error, CR_ERROR, CR_ERROR_MONOID_INVALID,
+      "%s: the key %s cannot be read: %s", origin, key, kf_error->message);
+  return FALSE;
+}
+
 CrMonoid *
 cr_monoid_new_from_data (
     const gchar *data, gsize length, const gchar *origin, GError **error)
@@ -249,8 +369,10 @@ cr_monoid_new_from_data (
   g_autoptr (GKeyFile) kf = g_key_file_new ();
   g_autoptr (GError) kf_error = NULL;
 
+  /* Translations kept, so that a file is checked the same in every locale
+   * (GLib drops the ones for other languages when it loads). */
   if (!g_key_file_load_from_data (
-          kf, data, length, G_KEY_FILE_NONE, &kf_error)) {
+          kf, data, length, G_KEY_FILE_KEEP_TRANSLATIONS, &kf_error)) {
     g_set_error (error, CR_ERROR, CR_ERROR_MONOID_FILE,
         "%s is not a valid monoid file: %s", origin, kf_error->message);
     return NULL;
@@ -269,15 +391,20 @@ cr_monoid_new_from_data (
           origin, keys[k]);
       return NULL;
     }
+    if ((strcmp (keys[k], "Name") == 0
+            || g_str_has_prefix (keys[k], "Description"))
+        && !check_escapes (kf, keys[k], origin, error))
+      return NULL;
   }
 
   /* Bodies are raw strings: get_value keeps backslashes as written, so
    * C escapes such as '\n' reach the compiler untouched. */
 #define GET(key) g_key_file_get_value (kf, MONOID_GROUP, key, NULL)
-  g_autofree gchar *name =
-      g_key_file_get_string (kf, MONOID_GROUP, "Name", NULL);
-  g_autofree gchar *description = g_key_file_get_locale_string (
-      kf, MONOID_GROUP, "Description", NULL, NULL);
+  g_autofree gchar *name = NULL;
+  g_autofree gchar *description = NULL;
+  if (!get_string (kf, "Name", FALSE, origin, &name, error)
+      || !get_string (kf, "Description", TRUE, origin, &description, error))
+    return NULL;
   g_autofree gchar *accumulator = GET ("Accumulator");
   g_autofree gchar *context = GET ("Context");
   g_autofree gchar *output = GET ("Output");

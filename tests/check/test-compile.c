@@ -187,6 +187,45 @@ GST_START_TEST (test_generated_source_has_no_include)
 
 GST_END_TEST;
 
+/* A name that closes the source's first comment and defines a macro, and a
+ * valid monoid in a directory whose name closes it too: neither may change
+ * or break the code (the name and the path are escaped in the comment). */
+GST_START_TEST (test_names_and_paths_are_not_code)
+{
+  static const gchar *file =
+      "[Monoid]\n"
+      "Name=sum */ #define double float /*\n"
+      "Accumulator=s:float64\n"
+      "Load=static_assert (sizeof (double) == 8, \"double is a float\"); "
+      "Acc r; r.s = x; return r;\n"
+      "Combine=Acc r; r.s = a.s + b.s; return r;\n"
+      "Identity=Acc r; r.s = 0; return r;\n";
+  g_autoptr (GError) error = NULL;
+  g_autofree gchar *dir = g_dir_make_tmp ("cr-compile-XXXXXX", NULL);
+  g_autofree gchar *star = g_build_filename (dir, "dir*", NULL);
+  g_autofree gchar *path = g_build_filename (star, "x.monoid", NULL);
+  fail_unless (g_mkdir (star, 0700) == 0);
+  fail_unless (g_file_set_contents (path, file, -1, NULL));
+  g_autoptr (CrMonoid) monoid = cr_monoid_load (path, &error);
+  fail_unless (monoid != NULL, "%s", error ? error->message : "");
+  g_unlink (path);
+  g_rmdir (star);
+  g_rmdir (dir);
+
+  g_autoptr (CrProgram) program = cr_program_new (monoid, CR_TYPE_INT32);
+  g_autofree gchar *log = NULL;
+  g_autoptr (CrCompiled) c =
+      cr_compile (program->source, 90, CR_COMPILE_NO_CACHE, &log, &error);
+  if (c == NULL) {
+    /* The source is too long for check's message. */
+    g_autofree gchar *numbered = cr_source_number_lines (program->source);
+    g_printerr ("%s", numbered);
+    fail ("%s\n%s", error->message, log ? log : "");
+  }
+}
+
+GST_END_TEST;
+
 static Suite *
 compile_suite (void)
 {
@@ -196,6 +235,7 @@ compile_suite (void)
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_generated_source_has_no_include);
   tcase_add_test (tc, test_compile_error_has_log);
+  tcase_add_test (tc, test_names_and_paths_are_not_code);
   tcase_add_test (tc, test_cache_roundtrip_and_corruption);
   tcase_add_test (tc, test_builtins_compile);
   return s;

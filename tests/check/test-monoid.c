@@ -302,6 +302,255 @@ GST_START_TEST (test_pack_context)
 
 GST_END_TEST;
 
+/* Every word the generated source or C++ gives a meaning to, refused with
+ * the reason; before these checks many reached NVRTC and failed there. */
+GST_START_TEST (test_reserved_field_names)
+{
+  static const struct {
+    const gchar *name;
+    const gchar *why;
+  } refused[] = {
+    /* Alternative tokens and keywords that once passed the parser. */
+    { "and", "keyword" },
+    { "or", "keyword" },
+    { "not", "keyword" },
+    { "xor", "keyword" },
+    { "compl", "keyword" },
+    { "bitand", "keyword" },
+    { "bitor", "keyword" },
+    { "and_eq", "keyword" },
+    { "or_eq", "keyword" },
+    { "xor_eq", "keyword" },
+    { "not_eq", "keyword" },
+    { "static_cast", "keyword" },
+    { "dynamic_cast", "keyword" },
+    { "reinterpret_cast", "keyword" },
+    { "const_cast", "keyword" },
+    { "wchar_t", "keyword" },
+    { "char8_t", "keyword" },
+    { "char16_t", "keyword" },
+    { "char32_t", "keyword" },
+    { "thread_local", "keyword" },
+    { "export", "keyword" },
+    { "static_assert", "keyword" },
+    { "requires", "keyword" },
+    { "concept", "keyword" },
+    { "co_await", "keyword" },
+    { "consteval", "keyword" },
+    { "constinit", "keyword" },
+    { "int", "keyword" },
+    /* The generated source's macros, and CUDA's. */
+    { "IN_MAX", "macro" },
+    { "IN_LOWEST", "macro" },
+    { "IN_IS_FLOAT", "macro" },
+    { "IN_IS_SIGNED", "macro" },
+    { "CR_IN_BYTES", "macro" },
+    { "CR_BLOCK_THREADS", "macro" },
+    { "NULL", "macro" },
+    { "CUDART_VERSION", "CUDA" },
+    { "cudaArrayDefault", "CUDA" },
+    { "CU_UUID_HAS_BEEN_DEFINED", "CUDA" },
+    { "NV_IS_DEVICE", "CUDA" },
+    /* Types: a field named int32 hides the type from the fields after it. */
+    { "int8", "type" },
+    { "uint8", "type" },
+    { "int32", "type" },
+    { "float64", "type" },
+    { "In", "type" },
+    { "wide", "type" },
+    { "Acc", "type" },
+    { "Ctx", "type" },
+    { "Out", "type" },
+    /* Reserved to the implementation: CUDA's __device__ and the like. */
+    { "__shared__", "reserved" },
+    { "a__b", "reserved" },
+    { "_Pragma", "reserved" },
+    { "_X", "reserved" },
+    { "cr_unused", "cr_" },
+    { "1st", "letters" },
+    { "a-b", "letters" },
+  };
+  for (guint k = 0; k < G_N_ELEMENTS (refused); k++) {
+    g_autoptr (GError) error = NULL;
+    g_autofree gchar *list =
+        g_strdup_printf ("ok:int32;%s:int32", refused[k].name);
+    g_autoptr (GArray) fields =
+        cr_fields_parse (list, "Accumulator", FALSE, &error);
+    fail_unless (fields == NULL, "%s accepted", refused[k].name);
+    fail_unless (g_error_matches (error, CR_ERROR, CR_ERROR_FIELDS));
+    g_autofree gchar *quoted = g_strdup_printf ("\"%s\"", refused[k].name);
+    fail_unless (strstr (error->message, quoted) != NULL, "%s", error->message);
+    fail_unless (strstr (error->message, refused[k].why) != NULL,
+        "\"%s\" does not say \"%s\"", error->message, refused[k].why);
+  }
+
+  /* Words that are no macro, keyword or type: a struct member may be named
+   * like a function, a variable or a body's argument. */
+  static const gchar *const accepted[] = { "final", "override", "import",
+    "module", "in", "x", "a", "i", "n", "ctx", "min", "max", "sqrt", "assert",
+    "threadIdx", "warpSize", "uint4", "CrVec", "_x", "_", "x_", "Cr_x",
+    "inside_", "IN", NULL };
+  for (guint k = 0; accepted[k]; k++) {
+    g_autoptr (GError) error = NULL;
+    g_autofree gchar *list = g_strdup_printf ("%s:int32", accepted[k]);
+    g_autoptr (GArray) fields =
+        cr_fields_parse (list, "Accumulator", FALSE, &error);
+    fail_unless (
+        fields != NULL, "%s: %s", accepted[k], error ? error->message : "");
+  }
+}
+
+GST_END_TEST;
+
+/* The name a line declares: "#define NAME" or "#define NAME(...)", and the
+ * last word of "typedef ... NAME;". NULL for other lines. */
+static gchar *
+declared_name (const gchar *line)
+{
+  if (g_str_has_prefix (line, "#define ")) {
+    const gchar *start = line + strlen ("#define ");
+    gsize n = strspn (start,
+        "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_");
+    return g_strndup (start, n);
+  }
+  if (g_str_has_prefix (line, "typedef ") && g_str_has_suffix (line, ";")) {
+    const gchar *space = strrchr (line, ' ');
+    return g_strndup (space + 1, strlen (space + 1) - 1);
+  }
+  return NULL;
+}
+
+/* The generated source, kernels included, defines no macro or type that a
+ * field may be named: a new one there must be refused in cr-monoid.c too. */
+GST_START_TEST (test_generated_names_are_refused)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (CrMonoid) m = cr_monoid_load ("mean_var", &error);
+  g_autoptr (CrProgram) p = cr_program_new_per_channel (m, CR_TYPE_UINT16);
+  g_autoptr (CrMonoid) no_finalize = cr_monoid_load ("sum", &error);
+  g_autoptr (CrProgram) q = cr_program_new (no_finalize, CR_TYPE_FLOAT32);
+  g_autofree gchar *both = g_strconcat (p->source, q->source, NULL);
+  g_auto (GStrv) lines = g_strsplit (both, "\n", -1);
+  guint checked = 0;
+
+  for (guint k = 0; lines[k]; k++) {
+    g_autofree gchar *name = declared_name (g_strstrip (lines[k]));
+    if (name == NULL)
+      continue;
+    g_autofree gchar *list = g_strdup_printf ("%s:int32", name);
+    g_autoptr (GArray) fields =
+        cr_fields_parse (list, "Accumulator", FALSE, &error);
+    fail_unless (fields == NULL, "the field name %s is accepted", name);
+    g_clear_error (&error);
+    checked++;
+  }
+  /* IN_MAX ... CR_BATCH_MAX, the kernels' macros, In, wide, Out, the ten. */
+  fail_unless (checked >= 25, "only %u names", checked);
+}
+
+GST_END_TEST;
+
+/* 29 s for 131k names when the duplicate check compared every pair; the
+ * suite's timeout catches a return to that. */
+GST_START_TEST (test_many_fields)
+{
+  const guint n = 400000;
+  GString *list = g_string_new ("Accumulator=");
+  for (guint f = 0; f < n; f++)
+    g_string_append_printf (list, "f%u:int8;", f);
+  g_autofree gchar *line = g_string_free (list, FALSE);
+  g_autofree gchar *data = edit ("Accumulator", line);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (CrMonoid) m = cr_monoid_new_from_data (data, -1, "big", &error);
+  fail_unless (m != NULL, "%s", error ? error->message : "");
+  fail_unless_equals_int (m->accumulator->len, n);
+
+  /* The duplicate is the last name of the list. */
+  g_autofree gchar *twice = g_strconcat (line, "f0:int8", NULL);
+  g_autofree gchar *dup = edit ("Accumulator", twice);
+  assert_rejected (dup, CR_ERROR_FIELDS, "\"f0\" is declared twice");
+}
+
+GST_END_TEST;
+
+/* GLib's own unescaping set its GError twice on "\q\" and warned, which
+ * aborts a process with fatal warnings, as this one is. */
+GST_START_TEST (test_bad_escapes)
+{
+  static const gchar *const lines[] = {
+    "Name=\\q\\",
+    "Name=\\q",
+    "Name=sum\\",
+    "Description=\\q\\",
+    "Description[de]=\\q\\",
+  };
+  for (guint k = 0; k < G_N_ELEMENTS (lines); k++) {
+    g_autofree gchar *data = g_strconcat (good_file, lines[k], "\n", NULL);
+    const gchar *key =
+        g_str_has_prefix (lines[k], "Name") ? "Name" : "Description";
+    assert_rejected (data, CR_ERROR_MONOID_INVALID, key);
+  }
+  /* The escapes a key file has still work. */
+  g_autofree gchar *good =
+      g_strconcat (good_file, "Name=a\\sb\\\\c\\td\n", NULL);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (CrMonoid) m = cr_monoid_new_from_data (good, -1, "t", &error);
+  fail_unless (m != NULL, "%s", error ? error->message : "");
+  fail_unless_equals_string (m->name, "a b\\c\td");
+}
+
+GST_END_TEST;
+
+/* The source's first line is the comment @expected, or ends with @suffix. */
+static void
+assert_header (const gchar *source, const gchar *expected, const gchar *suffix)
+{
+  const gchar *newline = strchr (source, '\n');
+  g_autofree gchar *header = g_strndup (source, newline - source);
+  if (expected) {
+    fail_unless_equals_string (header, expected);
+  } else {
+    fail_unless (g_str_has_suffix (header, suffix), "%s", header);
+  }
+  /* Nothing in the name or path ends the comment early, or starts a
+   * directive or a line. */
+  fail_unless (strstr (source, "*/") == newline - 2, "%s", header);
+  fail_if (strchr (header, '\\') || strchr (header, '#'), "%s", header);
+}
+
+GST_START_TEST (test_names_stay_in_the_comment)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree gchar *hostile =
+      edit ("Name", "Name=sum */ #define double float /*\\n#define x 1 \\\\");
+  g_autoptr (CrMonoid) m =
+      cr_monoid_new_from_data (hostile, -1, "a*/b.monoid", &error);
+  fail_unless (m != NULL, "%s", error ? error->message : "");
+  fail_unless_equals_string (
+      m->name, "sum */ #define double float /*\n#define x 1 \\");
+  g_autoptr (CrProgram) p = cr_program_new (m, CR_TYPE_INT32);
+  assert_header (p->source,
+      "/* Generated by cudareduce: monoid \"sum %2A/ %23define double float "
+      "/%2A%0A%23define x 1 %5C\" (a%2A/b.monoid) on int32 input. */",
+      NULL);
+
+  /* A valid monoid in a directory named dir*: the path is in the comment. */
+  g_autofree gchar *dir = g_dir_make_tmp ("cr-monoid-XXXXXX", NULL);
+  g_autofree gchar *star = g_build_filename (dir, "dir*", NULL);
+  g_autofree gchar *path = g_build_filename (star, "range.monoid", NULL);
+  fail_unless (g_mkdir (star, 0700) == 0);
+  fail_unless (g_file_set_contents (path, good_file, -1, NULL));
+  g_autoptr (CrMonoid) from_dir = cr_monoid_load (path, &error);
+  fail_unless (from_dir != NULL, "%s", error ? error->message : "");
+  g_autoptr (CrProgram) q = cr_program_new (from_dir, CR_TYPE_UINT8);
+  assert_header (q->source, NULL, "/dir%2A/range.monoid) on uint8 input. */");
+  g_unlink (path);
+  g_rmdir (star);
+  g_rmdir (dir);
+}
+
+GST_END_TEST;
+
 static Suite *
 monoid_suite (void)
 {
@@ -318,6 +567,11 @@ monoid_suite (void)
   tcase_add_test (tc, test_inline_text);
   tcase_add_test (tc, test_layout);
   tcase_add_test (tc, test_pack_context);
+  tcase_add_test (tc, test_reserved_field_names);
+  tcase_add_test (tc, test_generated_names_are_refused);
+  tcase_add_test (tc, test_many_fields);
+  tcase_add_test (tc, test_bad_escapes);
+  tcase_add_test (tc, test_names_stay_in_the_comment);
   return s;
 }
 
