@@ -72,14 +72,16 @@ emit_struct (GString *s, const gchar *name, const CrLayout *layout)
 }
 
 /* The body goes on lines of its own so that compiler messages point into
- * it, under a comment naming the key it came from. */
+ * it, under a comment naming the key it came from, and an empty line after
+ * it: a body that ends in a backslash (a // comment's, say) splices that
+ * line, not the closing brace. */
 static void
 emit_function (
     GString *s, const gchar *signature, const gchar *key, const gchar *body)
 {
   g_string_append_printf (s,
       "static __device__ __forceinline__ %s\n{\n"
-      "/* %s: */\n%s\n}\n",
+      "/* %s: */\n%s\n\n}\n",
       signature, key, body);
 }
 

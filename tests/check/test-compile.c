@@ -226,6 +226,33 @@ GST_START_TEST (test_names_and_paths_are_not_code)
 
 GST_END_TEST;
 
+/* Bodies that end in a backslash, as a // comment may: the line splice
+ * must not take the function's closing brace. */
+GST_START_TEST (test_body_ending_in_a_backslash)
+{
+  const CrMonoidText text = {
+    .name = "backslash",
+    .accumulator = "s:wide",
+    .load = "Acc r; r.s = x; return r; // a load \\",
+    .combine = "Acc r; r.s = a.s + b.s; return r; // \\",
+    .identity = "Acc r; r.s = 0; return r; // \\",
+  };
+  g_autoptr (GError) error = NULL;
+  g_autoptr (CrMonoid) monoid = cr_monoid_new (&text, "properties", &error);
+  fail_unless (monoid != NULL, "%s", error ? error->message : "");
+  g_autoptr (CrProgram) program = cr_program_new (monoid, CR_TYPE_INT32);
+  g_autofree gchar *log = NULL;
+  g_autoptr (CrCompiled) c =
+      cr_compile (program->source, 90, CR_COMPILE_NO_CACHE, &log, &error);
+  if (c == NULL) {
+    /* The log is too long for check's message. */
+    g_printerr ("%s\n", log ? log : "");
+    fail ("%s", error->message);
+  }
+}
+
+GST_END_TEST;
+
 static Suite *
 compile_suite (void)
 {
@@ -236,6 +263,7 @@ compile_suite (void)
   tcase_add_test (tc, test_generated_source_has_no_include);
   tcase_add_test (tc, test_compile_error_has_log);
   tcase_add_test (tc, test_names_and_paths_are_not_code);
+  tcase_add_test (tc, test_body_ending_in_a_backslash);
   tcase_add_test (tc, test_cache_roundtrip_and_corruption);
   tcase_add_test (tc, test_builtins_compile);
   return s;
