@@ -141,8 +141,9 @@ GST_START_TEST (test_message_mode_caps_pass_through)
   assert_caps (transform_caps (e, GST_PAD_SINK, audio), audio);
   assert_caps (transform_caps (e, GST_PAD_SRC, audio), audio);
   g_autoptr (GstCaps) accept = gst_caps_from_string (audio);
-  fail_unless (gst_pad_query_accept_caps (
-      gst_element_get_static_pad (e, "sink"), accept));
+  GstPad *sink = gst_element_get_static_pad (e, "sink");
+  fail_unless (gst_pad_query_accept_caps (sink, accept));
+  gst_object_unref (sink);
   gst_object_unref (e);
 }
 
@@ -250,8 +251,8 @@ GST_START_TEST (test_tensor_caps_from_monoid)
   GstCaps *up = transform_caps (e, GST_PAD_SRC,
       "other/tensors, "
       "format=static");
-  g_autoptr (GstCaps) tmpl =
-      gst_pad_get_pad_template_caps (gst_element_get_static_pad (e, "sink"));
+  g_autoptr (GstPad) sink = gst_element_get_static_pad (e, "sink");
+  g_autoptr (GstCaps) tmpl = gst_pad_get_pad_template_caps (sink);
   fail_unless (gst_caps_is_equal (up, tmpl));
   gst_caps_unref (up);
 
@@ -285,6 +286,10 @@ start_error (const gchar *first_prop, ...)
       gst_element_set_state (e, GST_STATE_PAUSED), GST_STATE_CHANGE_FAILURE);
   GstMessage *msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
   fail_unless (msg != NULL, "no error message");
+  /* Every message left on the bus, and any the state change posts, holds
+   * the element, which holds the bus: flushing drops them, or neither is
+   * ever freed. */
+  gst_bus_set_flushing (bus, TRUE);
   gst_element_set_state (e, GST_STATE_NULL);
   gst_object_unref (bus);
   gst_object_unref (e);
