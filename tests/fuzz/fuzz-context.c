@@ -35,20 +35,19 @@ LLVMFuzzerInitialize (int *argc, char ***argv)
 static void
 pack (CrProgram *program, const gchar *context, gdouble threshold)
 {
-  /* GStreamer's own parser has faults that are not ours to find: 1.22 logs
-   * a critical for a structure name that does not start with a letter,
-   * before refusing it. */
-  if (context && !g_ascii_isalpha (context[0]))
-    return;
-  /* And it leaks a GValue when an element of a list (<...>, {...}) does
-   * not parse, "(float)<x": no list fits a context field anyway. */
-  if (context && strpbrk (context, "<{"))
+  /* GStreamer 1.22's parser leaks when an element of a list (<...>,
+   * {...}) or a nested structure or caps ([...]) does not parse,
+   * "(float)<x": not ours, and no list, range or structure fits a context
+   * field anyway. */
+  if (context && strpbrk (context, "<{["))
     return;
   /* Text after the structure is refused, not ignored (GStreamer warns
    * when it is not asked where the structure ended). */
   gchar *end = NULL;
+  cr_fuzz_gstreamer_parsing (TRUE);
   g_autoptr (GstStructure) values =
       context ? gst_structure_from_string (context, &end) : NULL;
+  cr_fuzz_gstreamer_parsing (FALSE);
   if (values && *end != '\0')
     return;
   GstCudaReduceLoaded loaded = { .program = program };
