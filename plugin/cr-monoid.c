@@ -281,7 +281,10 @@ cr_monoid_new (const CrMonoidText *text, const gchar *origin, GError **error)
   if (m->accumulator)
     m->context = cr_fields_parse (text->context, "Context", TRUE, &field_error);
   if (m->context)
-    m->output = cr_fields_parse (text->output, "Output", TRUE, &field_error);
+    /* Empty only without a Finalize, which would have no result to make:
+     * "Output=;" is not blank, and lists nothing. */
+    m->output = cr_fields_parse (
+        text->output, "Output", is_blank (text->finalize), &field_error);
   if (m->output == NULL) {
     g_set_error (error, CR_ERROR, CR_ERROR_FIELDS, "%s: %s", origin,
         field_error->message);

@@ -586,6 +586,8 @@ compile_setup (const gchar *dir)
     return FALSE;
   }
   g_setenv ("GST_CUDAREDUCE_CACHE_DIR", dir, TRUE);
+  if (debug_log)
+    g_string_free (debug_log, TRUE);
   debug_log = g_string_new (NULL);
   g_log_set_handler ("cudareduce", G_LOG_LEVEL_DEBUG, keep_debug, NULL);
   return TRUE;

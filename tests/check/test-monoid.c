@@ -114,6 +114,10 @@ GST_START_TEST (test_output_and_finalize_go_together)
   g_autofree gchar *fin_only =
       g_strconcat (good_file, "Finalize=Out o; return o;\n", NULL);
   assert_rejected (fin_only, CR_ERROR_MONOID_INVALID, "Output");
+  /* Not blank, but no field (found by fuzzing). */
+  g_autofree gchar *no_fields =
+      g_strconcat (good_file, "Output=;\nFinalize=Out o; return o;\n", NULL);
+  assert_rejected (no_fields, CR_ERROR_FIELDS, "Output declares no fields");
   /* Output fields, not the accumulator's, meet the message's names. */
   g_autofree gchar *clash = g_strconcat (good_file,
       "Output=duration:float64\n"

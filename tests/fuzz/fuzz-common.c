@@ -152,13 +152,10 @@ cr_fuzz_check_result (CrMonoid *monoid, GError *error)
   }
   if (monoid->accumulator->len == 0)
     cr_fuzz_fail ("a monoid without accumulator fields");
-  /* KNOWN BUG, reported (issue 11): a Finalize with an Output that lists no
-   * fields ("Output=;") is accepted, since Output is parsed as a list that
-   * may be empty. Only the reverse is checked until cr-monoid.c refuses it;
-   * then check both, (finalize == NULL) != (output->len == 0), and the
-   * seeds named finalize-empty-output hold the regression inputs. */
-  if (monoid->finalize == NULL && monoid->output->len > 0)
-    cr_fuzz_fail ("Output fields without a Finalize");
+  /* Output fields exactly when there is a Finalize (the seeds named
+   * finalize-empty-output once found "Output=;" accepted with one). */
+  if ((monoid->finalize == NULL) != (monoid->output->len == 0))
+    cr_fuzz_fail ("Output fields without a Finalize, or the reverse");
 
   for (gint t = 0; t < CR_N_TYPES; t++) {
     g_autoptr (CrProgram) program = cr_program_new (monoid, t);
