@@ -2,10 +2,29 @@
  * the plugin registers on machines without a driver. */
 #include "gstcudareduce.h"
 
+GST_DEBUG_CATEGORY_EXTERN (gst_cuda_reduce_debug);
+
+/* The engine below the element knows only GLib, and logs in the GLib log
+ * domain "cudareduce" (why the kernel cache missed, say): into GStreamer's
+ * debug log, where users look (GST_DEBUG=cudareduce:5). */
+static void
+engine_log (const gchar *domain, GLogLevelFlags level, const gchar *message,
+    gpointer data)
+{
+  GST_CAT_LEVEL_LOG (gst_cuda_reduce_debug,
+      (level & G_LOG_LEVEL_DEBUG) ? GST_LEVEL_DEBUG : GST_LEVEL_INFO, NULL,
+      "%s", message);
+}
+
 static gboolean
 plugin_init (GstPlugin *plugin)
 {
-  return GST_ELEMENT_REGISTER (cudareduce, plugin);
+  if (!GST_ELEMENT_REGISTER (cudareduce, plugin))
+    return FALSE;
+  g_log_set_handler ("cudareduce",
+      G_LOG_LEVEL_DEBUG | G_LOG_LEVEL_INFO | G_LOG_LEVEL_MESSAGE, engine_log,
+      NULL);
+  return TRUE;
 }
 
 GST_PLUGIN_DEFINE (GST_VERSION_MAJOR, GST_VERSION_MINOR, cudareduce,

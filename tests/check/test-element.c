@@ -335,6 +335,36 @@ GST_START_TEST (test_start_with_bad_monoid)
 
 GST_END_TEST;
 
+/* The engine's GLib log (domain "cudareduce": the kernel cache's reasons)
+ * reaches GStreamer's debug log under the element's category. */
+static gboolean engine_line_seen;
+
+static void
+look_for_engine_line (GstDebugCategory *category, GstDebugLevel level,
+    const gchar *file, const gchar *function, gint line, GObject *object,
+    GstDebugMessage *message, gpointer user_data)
+{
+  if (level == GST_LEVEL_DEBUG
+      && strcmp (gst_debug_category_get_name (category), "cudareduce") == 0
+      && strcmp (gst_debug_message_get (message), "engine line 42") == 0)
+    engine_line_seen = TRUE;
+}
+
+GST_START_TEST (test_engine_log_in_debug_log)
+{
+  GstElement *e = new_element (); /* loads the plugin */
+  gst_debug_set_active (TRUE);
+  gst_debug_set_threshold_for_name ("cudareduce", GST_LEVEL_DEBUG);
+  gst_debug_add_log_function (look_for_engine_line, NULL, NULL);
+  g_log ("cudareduce", G_LOG_LEVEL_DEBUG, "engine line %d", 42);
+  gst_debug_remove_log_function (look_for_engine_line);
+  gst_debug_set_threshold_for_name ("cudareduce", GST_LEVEL_NONE);
+  fail_unless (engine_line_seen);
+  gst_object_unref (e);
+}
+
+GST_END_TEST;
+
 static Suite *
 element_suite (void)
 {
@@ -350,6 +380,7 @@ element_suite (void)
   tcase_add_test (tc, test_tensor_caps_from_monoid);
   tcase_add_test (tc, test_start_without_driver);
   tcase_add_test (tc, test_start_with_bad_monoid);
+  tcase_add_test (tc, test_engine_log_in_debug_log);
   return s;
 }
 
