@@ -274,3 +274,35 @@ cr_cuda_fail (GError **error, CUresult result, const gchar *what)
   g_set_error (error, CR_ERROR, CR_ERROR_CUDA, "%s failed: %s", what, desc);
   return FALSE;
 }
+
+gboolean
+cr_cuda_wait_event (
+    const CrDriver *cu, CUevent event, gint64 timeout_us, GError **error)
+{
+  if (timeout_us <= 0) {
+    CR_CHECK (cu->EventSynchronize (event), "Waiting for the GPU");
+    return TRUE;
+  }
+  /* The driver has no timed wait: poll, sleeping longer each time, up to
+   * a millisecond, so that a short wait costs little and a long one
+   * little CPU. */
+  const gint64 start = g_get_monotonic_time ();
+  gulong nap_us = 10;
+  for (;;) {
+    CUresult res = cu->EventQuery (event);
+    if (res == CUDA_SUCCESS)
+      return TRUE;
+    if (res != CUDA_ERROR_NOT_READY)
+      return cr_cuda_fail (error, res, "Waiting for the GPU");
+    const gint64 waited = g_get_monotonic_time () - start;
+    if (waited >= timeout_us) {
+      g_set_error (error, CR_ERROR, CR_ERROR_GPU_TIMEOUT,
+          "The GPU did not finish earlier work in %.1f s: a monoid's code "
+          "may never end",
+          waited / 1e6);
+      return FALSE;
+    }
+    g_usleep (nap_us);
+    nap_us = MIN (nap_us * 2, 1000);
+  }
+}

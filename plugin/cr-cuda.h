@@ -147,6 +147,12 @@ gchar *cr_cuda_describe (CUresult result);
  * `return cr_cuda_fail (...)`. */
 gboolean cr_cuda_fail (GError **error, CUresult result, const gchar *what);
 
+/* Waits for @event as cuEventSynchronize does, but for at most @timeout_us
+ * (0 or less: for ever), then fails with CR_ERROR_GPU_TIMEOUT. The context
+ * is current. */
+gboolean cr_cuda_wait_event (
+    const CrDriver *cu, CUevent event, gint64 timeout_us, GError **error);
+
 /* Returns FALSE from the calling function, with @error set (a GError ** of
  * that name must be in scope), when the driver call @call fails. */
 #define CR_CHECK(call, what) \

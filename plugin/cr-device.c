@@ -250,3 +250,28 @@ cr_device_pop (CrDevice *d)
 {
   d->cu->CtxPopCurrent (NULL);
 }
+
+void
+cr_device_set_wait_timeout (CrDevice *d, gint64 timeout_us)
+{
+  d->wait_timeout_us = MAX (0, timeout_us);
+}
+
+gboolean
+cr_device_sync (CrDevice *d, GError **error)
+{
+  if (d->wait_timeout_us == 0) {
+    CR_CHECK (d->cu->StreamSynchronize (d->stream), "Waiting for the GPU");
+    return TRUE;
+  }
+  CUevent done = NULL;
+  CR_CHECK (d->cu->EventCreate (
+                &done, CU_EVENT_DISABLE_TIMING | CU_EVENT_BLOCKING_SYNC),
+      "Creating a CUDA event");
+  CUresult res = d->cu->EventRecord (done, d->stream);
+  gboolean ok = res == CUDA_SUCCESS
+      ? cr_cuda_wait_event (d->cu, done, d->wait_timeout_us, error)
+      : cr_cuda_fail (error, res, "Recording a CUDA event");
+  d->cu->EventDestroy (done);
+  return ok;
+}

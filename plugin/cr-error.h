@@ -22,6 +22,7 @@ typedef enum {
   CR_ERROR_DEVICE_ID, /* cuda-device-id out of range */
   CR_ERROR_CUDA, /* a driver call, launch or kernel failed */
   CR_ERROR_INPUT, /* data that does not fit the negotiated format */
+  CR_ERROR_GPU_TIMEOUT, /* GPU work did not finish in the time allowed */
 } CrError;
 
 G_END_DECLS

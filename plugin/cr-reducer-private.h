@@ -29,7 +29,14 @@ struct _CrDevice {
   gpointer context_owner;
   CUstream stream;
   CrStaging *staging; /* created on first use */
+  /* How long the submitting thread waits for earlier GPU work (0: for
+   * ever), as cr_device_set_wait_timeout says. */
+  gint64 wait_timeout_us;
 };
+
+/* Waits for everything queued on the device's stream, for at most its wait
+ * timeout. The context is current. */
+gboolean cr_device_sync (CrDevice *device, GError **error);
 
 /* Where one job's result lands: pinned host memory the kernel writes. */
 typedef struct {

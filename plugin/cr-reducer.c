@@ -331,8 +331,8 @@ ensure_staging (CrReducer *r, gsize size, GError **error)
     return TRUE;
   if (r->staging) {
     /* The old buffer may still be read by a queued launch. */
-    CR_CHECK (r->device->cu->StreamSynchronize (r->device->stream),
-        "Waiting for the GPU");
+    if (!cr_device_sync (r->device, error))
+      return FALSE;
     r->device->cu->MemFree (r->staging);
     r->staging = 0;
     r->staging_size = 0;
@@ -384,7 +384,8 @@ reduce_staged (CrReducer *r, const guint8 *data, gsize bytes, const guint8 *ctx,
     guint8 *host;
     CUdeviceptr device = r->staging;
     if (in_ring) {
-      if (!cr_staging_claim (d->staging, len, &host, &device, error))
+      if (!cr_staging_claim (
+              d->staging, len, d->wait_timeout_us, &host, &device, error))
         return FALSE;
       cr_parallel_memcpy (host, data + offset, len);
     } else {
@@ -640,10 +641,8 @@ cr_reducer_set_channels (CrReducer *r, guint channels, GError **error)
   if (!cr_device_push (r->device, error))
     return FALSE;
   /* Queued launches may still use the old buffers. */
-  CUresult res = r->device->cu->StreamSynchronize (r->device->stream);
-  gboolean ok = res == CUDA_SUCCESS
-      ? allocate_for_channels (r, channels, error)
-      : cr_cuda_fail (error, res, "Waiting for the GPU");
+  gboolean ok = cr_device_sync (r->device, error)
+      && allocate_for_channels (r, channels, error);
   cr_device_pop (r->device);
   /* Slots of the old size are not handed out again (their slabs are freed
    * with the reducer). */

@@ -29,6 +29,10 @@ void cr_device_unref (CrDevice *device);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (CrDevice, cr_device_unref)
 
 gint cr_device_ordinal (const CrDevice *device);
+/* How long the thread that submits waits for earlier GPU work (a full
+ * staging ring, a change of buffers), in microseconds, before it fails
+ * with CR_ERROR_GPU_TIMEOUT; 0 (the default) waits for ever. */
+void cr_device_set_wait_timeout (CrDevice *device, gint64 timeout_us);
 /* Compute capability as major * 10 + minor. */
 gint cr_device_arch (const CrDevice *device);
 const gchar *cr_device_name (const CrDevice *device);

@@ -49,13 +49,17 @@ cr_staging_new (const CrDriver *cu, gsize ring_bytes, GError **error)
   return s;
 }
 
-static void
-retire_oldest (CrStaging *s)
+/* @timeout_us as cr_cuda_wait_event's. */
+static gboolean
+retire_oldest (CrStaging *s, gint64 timeout_us, GError **error)
 {
-  Use *use = g_queue_pop_head (&s->uses);
-  s->cu->EventSynchronize (use->done);
+  Use *use = g_queue_peek_head (&s->uses);
+  if (!cr_cuda_wait_event (s->cu, use->done, timeout_us, error))
+    return FALSE;
+  g_queue_pop_head (&s->uses);
   g_ptr_array_add (s->spare_events, use->done);
   g_free (use);
+  return TRUE;
 }
 
 void
@@ -64,7 +68,7 @@ cr_staging_free (CrStaging *s)
   if (s == NULL)
     return;
   while (!g_queue_is_empty (&s->uses))
-    retire_oldest (s);
+    retire_oldest (s, 0, NULL);
   for (guint k = 0; k < s->spare_events->len; k++)
     s->cu->EventDestroy (g_ptr_array_index (s->spare_events, k));
   g_ptr_array_unref (s->spare_events);
@@ -98,8 +102,8 @@ find_space (CrStaging *s, gsize len)
 }
 
 gboolean
-cr_staging_claim (
-    CrStaging *s, gsize len, guint8 **host, CUdeviceptr *device, GError **error)
+cr_staging_claim (CrStaging *s, gsize len, gint64 timeout_us, guint8 **host,
+    CUdeviceptr *device, GError **error)
 {
   g_return_val_if_fail (s->claimed == NULL, FALSE);
   g_return_val_if_fail (len <= cr_staging_max_chunk (s), FALSE);
@@ -107,7 +111,8 @@ cr_staging_claim (
 
   gsize offset;
   while ((offset = find_space (s, len)) == G_MAXSIZE)
-    retire_oldest (s);
+    if (!retire_oldest (s, timeout_us, error))
+      return FALSE;
   s->claimed = g_new0 (Use, 1);
   s->claimed->offset = offset;
   s->claimed->len = len;

@@ -24,10 +24,11 @@ void cr_staging_free (CrStaging *staging);
 gsize cr_staging_max_chunk (const CrStaging *staging);
 
 /* Claims @len bytes (at most the max chunk), waiting for the GPU to finish
- * with older chunks when the ring is full. @host is where to write, @device
- * where a kernel reads the same bytes. */
-gboolean cr_staging_claim (CrStaging *staging, gsize len, guint8 **host,
-    CUdeviceptr *device, GError **error);
+ * with older chunks when the ring is full, for at most @timeout_us (0: for
+ * ever). @host is where to write, @device where a kernel reads the same
+ * bytes. */
+gboolean cr_staging_claim (CrStaging *staging, gsize len, gint64 timeout_us,
+    guint8 **host, CUdeviceptr *device, GError **error);
 
 /* Ends the last claim: the chunk is free again once the work queued on
  * @stream so far has finished. */

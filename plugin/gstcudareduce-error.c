@@ -22,6 +22,7 @@ gst_cuda_reduce_post_error_full (GstElement *element, const GError *error,
       code = GST_RESOURCE_ERROR_NOT_FOUND;
       break;
     case CR_ERROR_CUDA:
+    case CR_ERROR_GPU_TIMEOUT:
       domain = GST_RESOURCE_ERROR;
       code = GST_RESOURCE_ERROR_FAILED;
       break;

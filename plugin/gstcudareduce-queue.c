@@ -16,6 +16,19 @@ typedef struct {
 /* The most entries the results thread takes at once: a batch's worth. */
 #define RUN_MAX 64
 
+/* The watchdog: one thread for the process, which ticks while some queue
+ * has a timeout and gives up on a queue whose results thread has waited
+ * for the GPU for more ticks than that. A wait is marked with the tick it
+ * began in, not a clock reading, so that the results thread pays two
+ * atomic stores an item for it. */
+#define TICK_US (100 * G_TIME_SPAN_MILLISECOND)
+
+static GMutex watch_lock;
+static GCond watch_cond;
+static GList *watched; /* queues with a timeout, from start to stop */
+static gint watch_ticks; /* atomic */
+static GThread *watch_thread;
+
 static void
 update_accepting (GstCudaReduceQueue *q)
 {
@@ -81,6 +94,70 @@ wake_all (GstCudaReduceQueue *q)
   g_cond_broadcast (&q->work);
   g_cond_broadcast (&q->ready);
   g_cond_broadcast (&q->room);
+}
+
+/* Under watch_lock. */
+static void
+give_up_if_stuck (GstCudaReduceQueue *q, gint now)
+{
+  const gint since = g_atomic_int_get (&q->waiting_since);
+  if (since == 0 || q->timeout_ticks == 0 || now - since < q->timeout_ticks)
+    return;
+  g_mutex_lock (&q->lock);
+  const gboolean first = !q->abandoned;
+  q->abandoned = TRUE;
+  g_mutex_unlock (&q->lock);
+  if (!first)
+    return;
+  /* Said before anyone is refused, so that the element's error is the
+   * first on the bus; still under watch_lock, so that a stop that follows
+   * waits for it. */
+  if (q->funcs.stuck)
+    q->funcs.stuck (
+        (GstClockTime)(now + 1 - since) * TICK_US * GST_USECOND, q->user_data);
+  g_mutex_lock (&q->lock);
+  if (q->flow == GST_FLOW_OK)
+    q->flow = GST_FLOW_ERROR;
+  wake_all (q);
+  g_mutex_unlock (&q->lock);
+}
+
+static gpointer
+watch_loop (gpointer data)
+{
+  gint64 next = g_get_monotonic_time () + TICK_US;
+
+  g_mutex_lock (&watch_lock);
+  for (;;) {
+    if (watched == NULL) {
+      g_cond_wait (&watch_cond, &watch_lock);
+      next = g_get_monotonic_time () + TICK_US;
+      continue;
+    }
+    if (g_cond_wait_until (&watch_cond, &watch_lock, next))
+      continue; /* woken, not a tick yet */
+    next = g_get_monotonic_time () + TICK_US;
+    const gint now = g_atomic_int_add (&watch_ticks, 1) + 1;
+    for (GList *l = watched; l != NULL; l = l->next)
+      give_up_if_stuck (l->data, now);
+  }
+  return NULL;
+}
+
+static void
+watch (GstCudaReduceQueue *q, gboolean on)
+{
+  g_mutex_lock (&watch_lock);
+  if (on && g_list_find (watched, q) == NULL) {
+    watched = g_list_prepend (watched, q);
+    /* Never joined: it lives as long as the process. */
+    if (watch_thread == NULL)
+      watch_thread = g_thread_new ("cudareduce-wd", watch_loop, NULL);
+    g_cond_signal (&watch_cond);
+  } else if (!on) {
+    watched = g_list_remove (watched, q);
+  }
+  g_mutex_unlock (&watch_lock);
 }
 
 /* An entry that will not be pushed on: out of the accounting. */
@@ -156,7 +233,13 @@ results_loop (gpointer data)
     gboolean go_on = TRUE;
     while (go_on && k < n) {
       e = run[k];
-      e->result = q->funcs.complete (e->item, k == done, q->user_data);
+      const gboolean may_wait = k == done;
+      if (may_wait)
+        g_atomic_int_set (
+            &q->waiting_since, g_atomic_int_get (&watch_ticks) + 1);
+      e->result = q->funcs.complete (e->item, may_wait, q->user_data);
+      if (may_wait)
+        g_atomic_int_set (&q->waiting_since, 0);
       if (e->result == GST_CUDA_REDUCE_QUEUE_WOULD_WAIT) {
         g_mutex_lock (&q->lock);
         go_on = publish_locked (q, run + done, k - done);
@@ -179,21 +262,31 @@ results_loop (gpointer data)
     q->completing = FALSE;
     WAKE (q, room); /* a drop or drain may wait for this */
   }
+  q->results_done = TRUE;
+  g_cond_broadcast (&q->room); /* a stop waits for this */
   g_mutex_unlock (&q->lock);
   return NULL;
 }
 
 void
-gst_cuda_reduce_queue_start (GstCudaReduceQueue *q, guint depth)
+gst_cuda_reduce_queue_start (
+    GstCudaReduceQueue *q, guint depth, GstClockTime timeout)
 {
+  const guint64 ticks = timeout == 0
+      ? 0
+      : MAX (1, (GST_TIME_AS_USECONDS (timeout) + TICK_US - 1) / TICK_US);
   g_mutex_lock (&q->lock);
   q->depth = depth;
   q->last_duration = q->pushed_duration = GST_CLOCK_TIME_NONE;
   q->quit = FALSE;
+  q->timeout_ticks = (gint)MIN (ticks, G_MAXINT / 2);
   g_mutex_unlock (&q->lock);
   /* Thread names are 15 bytes at most on Linux; a longer one is not set. */
-  if (q->results_thread == NULL)
+  if (q->results_thread == NULL) {
+    q->results_done = FALSE;
     q->results_thread = g_thread_new ("cudareduce-res", results_loop, q);
+  }
+  watch (q, ticks > 0);
 }
 
 void
@@ -202,8 +295,17 @@ gst_cuda_reduce_queue_stop (GstCudaReduceQueue *q)
   g_mutex_lock (&q->lock);
   q->quit = TRUE;
   wake_all (q);
+  /* Until the results thread ends, or the watchdog gives up on it. */
+  while (q->results_thread && !q->results_done && !q->abandoned)
+    WAIT (q, room);
+  const gboolean abandoned = q->abandoned;
   g_mutex_unlock (&q->lock);
-  if (q->results_thread) {
+  watch (q, FALSE);
+  if (q->results_thread && abandoned) {
+    /* Inside the driver, maybe for good: let it go. */
+    GST_WARNING ("leaving a results thread that waits for the GPU");
+    g_thread_unref (q->results_thread);
+  } else if (q->results_thread) {
     g_thread_join (q->results_thread);
     /* Not on the pad: the last stop comes from the element's finalize,
      * after its pads are gone. */
@@ -360,8 +462,21 @@ gst_cuda_reduce_queue_drop (GstCudaReduceQueue *q)
   g_mutex_lock (&q->lock);
   /* The results thread may hold a run: it is ours to free only once it is
    * done with it. */
-  while (q->completing)
+  while (q->completing && !q->abandoned)
     WAIT (q, room);
+  if (q->abandoned) {
+    /* Freeing an item waits for the GPU to be done with its memory, which
+     * it may never be: the items are left, and never read again. */
+    g_mutex_lock (&q->inbound_lock);
+    while ((e = g_queue_pop_head (&q->inbound)) != NULL)
+      g_free (e);
+    g_mutex_unlock (&q->inbound_lock);
+    while ((e = g_queue_pop_head (&q->completed)) != NULL)
+      g_free (e);
+    wake_all (q);
+    g_mutex_unlock (&q->lock);
+    return;
+  }
   g_mutex_lock (&q->inbound_lock);
   GQueue inbound = q->inbound;
   g_queue_init (&q->inbound);
@@ -401,7 +516,7 @@ gst_cuda_reduce_queue_flush_stop (GstCudaReduceQueue *q)
   gst_cuda_reduce_queue_drop (q);
   g_mutex_lock (&q->lock);
   q->flushing = FALSE;
-  q->flow = GST_FLOW_OK;
+  q->flow = q->abandoned ? GST_FLOW_ERROR : GST_FLOW_OK;
   update_accepting (q);
   g_mutex_unlock (&q->lock);
 }
@@ -411,7 +526,7 @@ gst_cuda_reduce_queue_activate (GstCudaReduceQueue *q, gboolean active)
 {
   g_mutex_lock (&q->lock);
   q->flushing = !active;
-  q->flow = GST_FLOW_OK;
+  q->flow = q->abandoned ? GST_FLOW_ERROR : GST_FLOW_OK;
   if (!active)
     g_atomic_int_set (&q->task_started, 0);
   wake_all (q);
@@ -429,4 +544,13 @@ gst_cuda_reduce_queue_held (GstCudaReduceQueue *q)
       : 0;
   g_mutex_unlock (&q->lock);
   return held;
+}
+
+gboolean
+gst_cuda_reduce_queue_abandoned (GstCudaReduceQueue *q)
+{
+  g_mutex_lock (&q->lock);
+  gboolean abandoned = q->abandoned;
+  g_mutex_unlock (&q->lock);
+  return abandoned;
 }

@@ -41,6 +41,14 @@ typedef struct {
   GstFlowReturn (*push) (
       gpointer item, GstFlowReturn completed, gpointer user_data);
   GDestroyNotify free;
+  /* Once, from the watchdog's thread, when complete has waited for the
+   * GPU longer than the queue's timeout (@waited, at least that). The
+   * queue has given up by then: it refuses items with GST_FLOW_ERROR,
+   * wakes everyone who waits, and will neither join the results thread
+   * nor free what it holds, since both may be inside the driver for good.
+   * user_data must outlive the results thread: never freeing it is the
+   * safe answer. May be NULL. */
+  void (*stuck) (GstClockTime waited, gpointer user_data);
 } GstCudaReduceQueueFuncs;
 
 typedef struct {
@@ -69,11 +77,18 @@ typedef struct {
   GQueue completed; /* for the task, oldest first */
   gboolean completing; /* the results thread holds a run of entries */
   GThread *results_thread;
+  gboolean results_done; /* the results thread has left its loop */
   gboolean quit;
   guint depth;
   gboolean flushing;
   GstFlowReturn flow; /* the first failure, once there is one */
   GstClockTime last_duration; /* of the last buffer pushed in */
+  /* The results thread never came back from the GPU: see funcs.stuck.
+   * Once set, never cleared. */
+  gboolean abandoned;
+  /* The watchdog's: how many of its ticks complete may wait (0: for
+   * ever). */
+  gint timeout_ticks;
 
   /* Atomic. */
   gint in_flight; /* launches, counted until their first item is pushed */
@@ -83,6 +98,9 @@ typedef struct {
   gint accepting;
   gint results_idle; /* the results thread waits, or is about to */
   gint task_started; /* by us, and not paused since */
+  /* The watchdog's tick, plus one, when the results thread began to wait
+   * for the GPU; 0 while it does not. */
+  gint waiting_since;
 
   /* The streaming thread's own. */
   GstClockTime pushed_duration;
@@ -92,8 +110,11 @@ void gst_cuda_reduce_queue_init (GstCudaReduceQueue *queue, GstPad *pad,
     const GstCudaReduceQueueFuncs *funcs, gpointer user_data);
 void gst_cuda_reduce_queue_clear (GstCudaReduceQueue *queue);
 
-/* When the element starts and stops: the results thread lives between. */
-void gst_cuda_reduce_queue_start (GstCudaReduceQueue *queue, guint depth);
+/* When the element starts and stops: the results thread lives between.
+ * @timeout: how long completing one item may wait for the GPU before the
+ * queue gives up on it (funcs.stuck), or 0 for ever. */
+void gst_cuda_reduce_queue_start (
+    GstCudaReduceQueue *queue, guint depth, GstClockTime timeout);
 void gst_cuda_reduce_queue_stop (GstCudaReduceQueue *queue);
 guint gst_cuda_reduce_queue_get_depth (GstCudaReduceQueue *queue);
 
@@ -117,8 +138,12 @@ GstFlowReturn gst_cuda_reduce_queue_push (GstCudaReduceQueue *queue,
 /* Until everything pushed has left, or cannot. */
 void gst_cuda_reduce_queue_drain (GstCudaReduceQueue *queue);
 
-/* Frees what has not left. */
+/* Frees what has not left (unless the queue gave up on the GPU: then it
+ * is left alone, as the GPU may still read it). */
 void gst_cuda_reduce_queue_drop (GstCudaReduceQueue *queue);
+
+/* Whether the queue gave up on a GPU that did not finish (funcs.stuck). */
+gboolean gst_cuda_reduce_queue_abandoned (GstCudaReduceQueue *queue);
 
 /* Refuses further items with GST_FLOW_ERROR (before an error is posted, so
  * that nothing is accepted after it). */

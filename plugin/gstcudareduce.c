@@ -85,6 +85,7 @@ GST_DEBUG_CATEGORY (gst_cuda_reduce_debug);
 #define DEFAULT_PER_CHANNEL FALSE
 #define DEFAULT_COMPONENT -1
 #define DEFAULT_INTERVAL 0
+#define DEFAULT_GPU_TIMEOUT (5 * GST_SECOND)
 #define MAX_ASYNC_DEPTH 64
 
 enum {
@@ -106,6 +107,7 @@ enum {
   PROP_PER_CHANNEL,
   PROP_COMPONENT,
   PROP_INTERVAL,
+  PROP_GPU_TIMEOUT,
 };
 
 /* The inline monoid's texts, indexed by PROP_ACCUMULATOR... PROP_FINALIZE. */
@@ -128,6 +130,8 @@ struct _GstCudaReduce {
   gboolean per_channel;
   gint component;
   guint64 interval;
+  guint64 gpu_timeout;
+  GstClockTime running_gpu_timeout; /* gpu-timeout since start */
   guint monoid_serial;
   guint context_serial;
 
@@ -264,6 +268,9 @@ gst_cuda_reduce_set_property (
     case PROP_INTERVAL:
       self->interval = g_value_get_uint64 (value);
       break;
+    case PROP_GPU_TIMEOUT:
+      self->gpu_timeout = g_value_get_uint64 (value);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -318,6 +325,9 @@ gst_cuda_reduce_get_property (
       break;
     case PROP_INTERVAL:
       g_value_set_uint64 (value, self->interval);
+      break;
+    case PROP_GPU_TIMEOUT:
+      g_value_set_uint64 (value, self->gpu_timeout);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -425,9 +435,17 @@ gst_cuda_reduce_start (GstBaseTransform *trans)
     gst_cuda_reduce_post_error (self, error, NULL);
     return FALSE;
   }
+  if (gst_cuda_reduce_queue_abandoned (&self->queue)) {
+    GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
+        ("This cudareduce gave up on GPU work that never finished, and "
+         "cannot start again"),
+        ("Make a new element, or restart the process to get the GPU back"));
+    return FALSE;
+  }
   GST_OBJECT_LOCK (self);
   gint device_id = self->device_id;
   guint depth = self->async_depth;
+  GstClockTime timeout = self->gpu_timeout;
   self->running_per_channel = self->per_channel;
   self->running_component = self->component;
   gst_cuda_reduce_window_init (&self->window, self->interval);
@@ -440,12 +458,14 @@ gst_cuda_reduce_start (GstBaseTransform *trans)
     gst_cuda_reduce_post_error (self, error, NULL);
     return FALSE;
   }
+  self->running_gpu_timeout = timeout;
+  cr_device_set_wait_timeout (self->device, GST_TIME_AS_USECONDS (timeout));
   GST_INFO_OBJECT (self, "using GPU %d: %s (sm_%d)",
       cr_device_ordinal (self->device), cr_device_name (self->device),
       cr_device_arch (self->device));
   gst_cuda_reduce_programs_init (&self->programs, self->device);
   self->allocator = gst_cuda_reduce_host_allocator_new (self->device);
-  gst_cuda_reduce_queue_start (&self->queue, depth);
+  gst_cuda_reduce_queue_start (&self->queue, depth, timeout);
   return TRUE;
 }
 
@@ -455,8 +475,17 @@ gst_cuda_reduce_stop (GstBaseTransform *trans)
   GstCudaReduce *self = GST_CUDA_REDUCE (trans);
 
   /* The source pad's task stopped when the pad was deactivated. */
-  gst_cuda_reduce_batches_drop (&self->batches);
+  if (!gst_cuda_reduce_queue_abandoned (&self->queue))
+    gst_cuda_reduce_batches_drop (&self->batches);
+  /* Waits for the results thread, or for the watchdog to give up on it. */
   gst_cuda_reduce_queue_stop (&self->queue);
+  if (gst_cuda_reduce_queue_abandoned (&self->queue)) {
+    /* Freeing anything of the context waits for the GPU, which may never
+     * be done: the context, its memory and the buffers in flight are left
+     * as they are, for the process's exit to end. */
+    self->caps.known = FALSE;
+    return TRUE;
+  }
   gst_cuda_reduce_window_reset (&self->window);
   self->caps.known = FALSE;
   g_clear_pointer (&self->caps.layout, gst_cuda_reduce_layout_unref);
@@ -540,10 +569,18 @@ move_to_context (GstCudaReduce *self, gpointer shared, GstObject *owner)
   }
   gst_cuda_reduce_batches_launch (&self->batches);
   gst_cuda_reduce_queue_drain (&self->queue);
+  if (gst_cuda_reduce_queue_abandoned (&self->queue)) {
+    /* The old context's GPU work never finished (the error is posted):
+     * freeing what it holds would wait for it. */
+    cr_device_unref (device);
+    return FALSE;
+  }
   gst_cuda_reduce_window_reset (&self->window);
   gst_cuda_reduce_programs_clear (&self->programs);
   cr_device_unref (self->device);
   self->device = device;
+  cr_device_set_wait_timeout (
+      self->device, GST_TIME_AS_USECONDS (self->running_gpu_timeout));
   gst_cuda_reduce_programs_init (&self->programs, self->device);
   gst_object_replace (&self->cuda.context, owner);
   gst_object_unref (owner);
@@ -794,10 +831,39 @@ push_pending (gpointer item, GstFlowReturn completed, gpointer data)
   return gst_cuda_reduce_pending_push (item, completed, &outputs);
 }
 
+/* The watchdog's thread: the results thread waited longer than
+ * gpu-timeout for the GPU. */
+static void
+gpu_stuck (GstClockTime waited, gpointer data)
+{
+  GstCudaReduce *self = data;
+
+  /* The results thread reads the element if the GPU ever answers: keep it
+   * for good. */
+  gst_object_ref (self);
+  GST_OBJECT_LOCK (self);
+  g_autofree gchar *name = g_strdup (self->monoid_name_set
+              || self->inline_text[PROP_LOAD - PROP_ACCUMULATOR] == NULL
+          ? self->monoid_name
+          : "custom");
+  GstClockTime timeout = self->gpu_timeout;
+  GST_OBJECT_UNLOCK (self);
+  GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
+      ("The GPU did not finish reducing a buffer with monoid '%s' in %.1f s "
+       "(gpu-timeout): its code may never end",
+          name, (gdouble)waited / GST_SECOND),
+      ("Waited %" GST_TIME_FORMAT " with gpu-timeout %" GST_TIME_FORMAT
+       ". The element gives up: its CUDA context, the memory and the buffers "
+       "in flight stay as they are until the process exits. Check the "
+       "monoid's loops, or raise gpu-timeout if it is only slow",
+          GST_TIME_ARGS (waited), GST_TIME_ARGS (timeout)));
+}
+
 static const GstCudaReduceQueueFuncs queue_funcs = {
   .complete = complete_pending,
   .push = push_pending,
   .free = (GDestroyNotify)gst_cuda_reduce_pending_free,
+  .stuck = gpu_stuck,
 };
 
 static GstFlowReturn
@@ -1013,6 +1079,7 @@ gst_cuda_reduce_init (GstCudaReduce *self)
   self->per_channel = DEFAULT_PER_CHANNEL;
   self->component = DEFAULT_COMPONENT;
   self->interval = DEFAULT_INTERVAL;
+  self->gpu_timeout = DEFAULT_GPU_TIMEOUT;
   self->slices = g_array_new (FALSE, TRUE, sizeof (GstCudaReduceSlice));
   gst_cuda_reduce_batches_init (
       &self->batches, GST_ELEMENT (self), &self->queue);
@@ -1135,6 +1202,14 @@ gst_cuda_reduce_class_init (GstCudaReduceClass *klass)
           "level element does; video frames and tensors count whole). 0 "
           "gives one result per buffer",
           0, G_MAXUINT64, DEFAULT_INTERVAL, SETUP_FLAGS));
+  g_object_class_install_property (gobject_class, PROP_GPU_TIMEOUT,
+      g_param_spec_uint64 ("gpu-timeout", "GPU timeout",
+          "How long the GPU may take with one buffer's reductions, in "
+          "nanoseconds, before the element gives up on it with an error (a "
+          "monoid whose code never ends, say). The GPU's context and what it "
+          "reads are then left as they are until the process exits, and the "
+          "element cannot start again in this process. 0 waits for ever",
+          0, G_MAXUINT64, DEFAULT_GPU_TIMEOUT, SETUP_FLAGS));
 
   gst_element_class_set_static_metadata (element_class, "CUDA reduce",
       "Filter/Analyzer",

@@ -69,7 +69,7 @@ main (int argc, char **argv)
   GstPad *pad = gst_pad_new ("src", GST_PAD_SRC);
   GstCudaReduceQueue q;
   gst_cuda_reduce_queue_init (&q, pad, &funcs, NULL);
-  gst_cuda_reduce_queue_start (&q, 8);
+  gst_cuda_reduce_queue_start (&q, 8, 0);
   gst_cuda_reduce_queue_activate (&q, TRUE);
   printf ("queue of depth 8, %u items a run, %u CPUs, median of 5 runs\n", n,
       g_get_num_processors ());

@@ -209,6 +209,8 @@ typedef struct {
   guint busy_every; /* these items would wait once more: a GPU still busy */
   GArray *completed, *pushed, *freed;
   guint fail_at; /* complete returns ERROR for this item (0: none) */
+  guint stuck_calls;
+  GstClockTime stuck_waited;
 } Fake;
 
 static GstFlowReturn
@@ -252,10 +254,21 @@ fake_free (gpointer item)
   g_mutex_unlock (&fake_for_free->lock);
 }
 
+static void
+fake_stuck (GstClockTime waited, gpointer data)
+{
+  Fake *f = data;
+  g_mutex_lock (&f->lock);
+  f->stuck_calls++;
+  f->stuck_waited = waited;
+  g_mutex_unlock (&f->lock);
+}
+
 static const GstCudaReduceQueueFuncs fake_funcs = {
   .complete = fake_complete,
   .push = fake_push,
   .free = fake_free,
+  .stuck = fake_stuck,
 };
 
 static void
@@ -267,6 +280,8 @@ fake_init (Fake *f)
   f->gate_from = 0;
   f->busy_every = 0;
   f->fail_at = 0;
+  f->stuck_calls = 0;
+  f->stuck_waited = 0;
   f->completed = g_array_new (FALSE, FALSE, sizeof (guint));
   f->pushed = g_array_new (FALSE, FALSE, sizeof (guint));
   f->freed = g_array_new (FALSE, FALSE, sizeof (guint));
@@ -313,7 +328,7 @@ static void
 queue_start (GstCudaReduceQueue *q, GstPad *pad, Fake *f, guint depth)
 {
   gst_cuda_reduce_queue_init (q, pad, &fake_funcs, f);
-  gst_cuda_reduce_queue_start (q, depth);
+  gst_cuda_reduce_queue_start (q, depth, 0);
   gst_cuda_reduce_queue_activate (q, TRUE);
 }
 
@@ -637,6 +652,94 @@ GST_START_TEST (test_queue_restarts_after_a_failure)
 
 GST_END_TEST;
 
+/* A completion that never comes back from the GPU: after the timeout the
+ * queue gives up on it once, refuses items, and a drain, a flush and a
+ * stop all return while the results thread is still inside complete;
+ * nothing it may still read is freed. */
+GST_START_TEST (test_queue_gives_up_on_a_stuck_gpu)
+{
+  GstCudaReduceQueue q;
+  GstPad *pad = task_pad ();
+  Fake f;
+
+  fake_init (&f);
+  f.gate_from = 3;
+  gst_cuda_reduce_queue_init (&q, pad, &fake_funcs, &f);
+  gst_cuda_reduce_queue_start (&q, 8, 300 * GST_MSECOND);
+  gst_cuda_reduce_queue_activate (&q, TRUE);
+  fake_gate (&f, FALSE);
+  push_items (&q, 1, 5);
+  /* Returns only once the queue gave up: a hang is the test's timeout. */
+  gst_cuda_reduce_queue_drain (&q);
+  fail_unless (gst_cuda_reduce_queue_abandoned (&q));
+  fail_unless_equals_int (f.stuck_calls, 1);
+  fail_unless (f.stuck_waited >= 300 * GST_MSECOND,
+      "gave up after %" GST_TIME_FORMAT, GST_TIME_ARGS (f.stuck_waited));
+  fail_unless_equals_int (
+      gst_cuda_reduce_queue_wait_for_room (&q, TRUE), GST_FLOW_ERROR);
+  wait_for_count (&f, f.pushed, 2);
+  fail_unless_equals_int (fake_count (&f, f.completed), 2);
+
+  /* A flush does not bring it back. */
+  gst_cuda_reduce_queue_flush_start (&q);
+  gst_pad_pause_task (pad);
+  gst_cuda_reduce_queue_flush_stop (&q);
+  fail_if (gst_cuda_reduce_queue_has_room (&q));
+  fail_unless_equals_int (
+      gst_cuda_reduce_queue_wait_for_room (&q, TRUE), GST_FLOW_ERROR);
+
+  gst_cuda_reduce_queue_activate (&q, FALSE);
+  gst_cuda_reduce_queue_stop (&q);
+  fail_unless_equals_int (fake_count (&f, f.freed), 0);
+  fail_unless_equals_int (f.stuck_calls, 1);
+
+  /* The GPU answers at last: the results thread leaves, and only then may
+   * the queue's memory go. */
+  fake_gate (&f, TRUE);
+  gboolean done = FALSE;
+  for (guint k = 0; k < 5000 && !done; k++) {
+    g_mutex_lock (&q.lock);
+    done = q.results_done;
+    g_mutex_unlock (&q.lock);
+    if (!done)
+      g_usleep (1000);
+  }
+  fail_unless (done, "the results thread did not leave");
+  gst_cuda_reduce_queue_clear (&q);
+  fail_unless_equals_int (fake_count (&f, f.freed), 0);
+  gst_object_unref (pad);
+  fake_clear (&f);
+}
+
+GST_END_TEST;
+
+/* A GPU that is only slow, within the timeout, is waited for. */
+GST_START_TEST (test_queue_waits_within_the_timeout)
+{
+  GstCudaReduceQueue q;
+  GstPad *pad = task_pad ();
+  Fake f;
+
+  fake_init (&f);
+  f.gate_from = 2;
+  gst_cuda_reduce_queue_init (&q, pad, &fake_funcs, &f);
+  gst_cuda_reduce_queue_start (&q, 8, 10 * GST_SECOND);
+  gst_cuda_reduce_queue_activate (&q, TRUE);
+  fake_gate (&f, FALSE);
+  push_items (&q, 1, 3);
+  g_usleep (300 * 1000);
+  fake_gate (&f, TRUE);
+  gst_cuda_reduce_queue_drain (&q);
+  fail_if (gst_cuda_reduce_queue_abandoned (&q));
+  fail_unless_equals_int (f.stuck_calls, 0);
+  wait_for_count (&f, f.pushed, 3);
+  fail_unless_equals_int (fake_count (&f, f.pushed), 3);
+  queue_finish (&q, pad);
+  fake_clear (&f);
+}
+
+GST_END_TEST;
+
 static Suite *
 rooms_suite (void)
 {
@@ -656,6 +759,8 @@ rooms_suite (void)
   tcase_add_test (tc, test_queue_flush_drops);
   tcase_add_test (tc, test_queue_stops_at_a_failure);
   tcase_add_test (tc, test_queue_restarts_after_a_failure);
+  tcase_add_test (tc, test_queue_gives_up_on_a_stuck_gpu);
+  tcase_add_test (tc, test_queue_waits_within_the_timeout);
   return s;
 }
 
