@@ -298,7 +298,10 @@ gst_cuda_reduce_pending_complete (
     /* A batch that failed to launch has posted its error already. */
     if (r->job == NULL)
       return GST_FLOW_ERROR;
-    if (!cr_job_wait (r->job, &error)) {
+    gst_cuda_reduce_queue_waits_for_gpu (outputs->queue, TRUE);
+    const gboolean done = cr_job_wait (r->job, &error);
+    gst_cuda_reduce_queue_waits_for_gpu (outputs->queue, FALSE);
+    if (!done) {
       /* Refuse further buffers before anyone can see the error. */
       gst_cuda_reduce_queue_fail (outputs->queue);
       gst_cuda_reduce_post_error (outputs->element, error, NULL);

@@ -233,13 +233,7 @@ results_loop (gpointer data)
     gboolean go_on = TRUE;
     while (go_on && k < n) {
       e = run[k];
-      const gboolean may_wait = k == done;
-      if (may_wait)
-        g_atomic_int_set (
-            &q->waiting_since, g_atomic_int_get (&watch_ticks) + 1);
-      e->result = q->funcs.complete (e->item, may_wait, q->user_data);
-      if (may_wait)
-        g_atomic_int_set (&q->waiting_since, 0);
+      e->result = q->funcs.complete (e->item, k == done, q->user_data);
       if (e->result == GST_CUDA_REDUCE_QUEUE_WOULD_WAIT) {
         g_mutex_lock (&q->lock);
         go_on = publish_locked (q, run + done, k - done);
@@ -544,6 +538,13 @@ gst_cuda_reduce_queue_held (GstCudaReduceQueue *q)
       : 0;
   g_mutex_unlock (&q->lock);
   return held;
+}
+
+void
+gst_cuda_reduce_queue_waits_for_gpu (GstCudaReduceQueue *q, gboolean waits)
+{
+  g_atomic_int_set (
+      &q->waiting_since, waits ? g_atomic_int_get (&watch_ticks) + 1 : 0);
 }
 
 gboolean

@@ -99,7 +99,8 @@ typedef struct {
   gint results_idle; /* the results thread waits, or is about to */
   gint task_started; /* by us, and not paused since */
   /* The watchdog's tick, plus one, when the results thread began to wait
-   * for the GPU; 0 while it does not. */
+   * for the GPU (gst_cuda_reduce_queue_waits_for_gpu); 0 while it does
+   * not. */
   gint waiting_since;
 
   /* The streaming thread's own. */
@@ -141,6 +142,12 @@ void gst_cuda_reduce_queue_drain (GstCudaReduceQueue *queue);
 /* Frees what has not left (unless the queue gave up on the GPU: then it
  * is left alone, as the GPU may still read it). */
 void gst_cuda_reduce_queue_drop (GstCudaReduceQueue *queue);
+
+/* Around complete's waits for the GPU, on the results thread: the time
+ * the watchdog measures against the timeout. Only the GPU's time counts,
+ * not a bus sync handler's, say. */
+void gst_cuda_reduce_queue_waits_for_gpu (
+    GstCudaReduceQueue *queue, gboolean waits);
 
 /* Whether the queue gave up on a GPU that did not finish (funcs.stuck). */
 gboolean gst_cuda_reduce_queue_abandoned (GstCudaReduceQueue *queue);

@@ -211,6 +211,7 @@ typedef struct {
   guint fail_at; /* complete returns ERROR for this item (0: none) */
   guint stuck_calls;
   GstClockTime stuck_waited;
+  GstCudaReduceQueue *queue; /* told of the waits at the gate, if set */
 } Fake;
 
 static GstFlowReturn
@@ -225,8 +226,13 @@ fake_complete (gpointer item, gboolean may_wait, gpointer data)
     g_mutex_unlock (&f->lock);
     return GST_CUDA_REDUCE_QUEUE_WOULD_WAIT;
   }
+  /* At the gate complete waits as for the GPU. */
+  if (f->queue)
+    gst_cuda_reduce_queue_waits_for_gpu (f->queue, TRUE);
   while (!f->gate_open && n >= f->gate_from)
     g_cond_wait (&f->cond, &f->lock);
+  if (f->queue)
+    gst_cuda_reduce_queue_waits_for_gpu (f->queue, FALSE);
   g_array_append_val (f->completed, n);
   g_mutex_unlock (&f->lock);
   return n == f->fail_at ? GST_FLOW_ERROR : GST_FLOW_OK;
@@ -282,6 +288,7 @@ fake_init (Fake *f)
   f->fail_at = 0;
   f->stuck_calls = 0;
   f->stuck_waited = 0;
+  f->queue = NULL;
   f->completed = g_array_new (FALSE, FALSE, sizeof (guint));
   f->pushed = g_array_new (FALSE, FALSE, sizeof (guint));
   f->freed = g_array_new (FALSE, FALSE, sizeof (guint));
@@ -664,6 +671,7 @@ GST_START_TEST (test_queue_gives_up_on_a_stuck_gpu)
 
   fake_init (&f);
   f.gate_from = 3;
+  f.queue = &q;
   gst_cuda_reduce_queue_init (&q, pad, &fake_funcs, &f);
   gst_cuda_reduce_queue_start (&q, 8, 300 * GST_MSECOND);
   gst_cuda_reduce_queue_activate (&q, TRUE);
@@ -722,12 +730,41 @@ GST_START_TEST (test_queue_waits_within_the_timeout)
 
   fake_init (&f);
   f.gate_from = 2;
+  f.queue = &q;
   gst_cuda_reduce_queue_init (&q, pad, &fake_funcs, &f);
   gst_cuda_reduce_queue_start (&q, 8, 10 * GST_SECOND);
   gst_cuda_reduce_queue_activate (&q, TRUE);
   fake_gate (&f, FALSE);
   push_items (&q, 1, 3);
   g_usleep (300 * 1000);
+  fake_gate (&f, TRUE);
+  gst_cuda_reduce_queue_drain (&q);
+  fail_if (gst_cuda_reduce_queue_abandoned (&q));
+  fail_unless_equals_int (f.stuck_calls, 0);
+  wait_for_count (&f, f.pushed, 3);
+  fail_unless_equals_int (fake_count (&f, f.pushed), 3);
+  queue_finish (&q, pad);
+  fake_clear (&f);
+}
+
+GST_END_TEST;
+
+/* Only waits for the GPU count: a complete that is slow for another reason
+ * (a bus sync handler that takes its time, say) is not given up on. */
+GST_START_TEST (test_queue_counts_only_gpu_waits)
+{
+  GstCudaReduceQueue q;
+  GstPad *pad = task_pad ();
+  Fake f;
+
+  fake_init (&f);
+  f.gate_from = 2; /* f.queue unset: the gate is not a GPU wait */
+  gst_cuda_reduce_queue_init (&q, pad, &fake_funcs, &f);
+  gst_cuda_reduce_queue_start (&q, 8, 200 * GST_MSECOND);
+  gst_cuda_reduce_queue_activate (&q, TRUE);
+  fake_gate (&f, FALSE);
+  push_items (&q, 1, 3);
+  g_usleep (600 * 1000);
   fake_gate (&f, TRUE);
   gst_cuda_reduce_queue_drain (&q);
   fail_if (gst_cuda_reduce_queue_abandoned (&q));
@@ -761,6 +798,7 @@ rooms_suite (void)
   tcase_add_test (tc, test_queue_restarts_after_a_failure);
   tcase_add_test (tc, test_queue_gives_up_on_a_stuck_gpu);
   tcase_add_test (tc, test_queue_waits_within_the_timeout);
+  tcase_add_test (tc, test_queue_counts_only_gpu_waits);
   return s;
 }
 
