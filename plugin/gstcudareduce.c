@@ -1065,6 +1065,18 @@ gst_cuda_reduce_finalize (GObject *object)
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
 
+/* GST_CUDAREDUCE_GPU_TIMEOUT, in seconds, replaces the default: tools that
+ * slow kernels down a hundredfold (compute-sanitizer) need more, or 0. */
+static guint64
+default_gpu_timeout (void)
+{
+  const gchar *env = g_getenv ("GST_CUDAREDUCE_GPU_TIMEOUT");
+  if (env == NULL || *env == '\0')
+    return DEFAULT_GPU_TIMEOUT;
+  const gdouble seconds = g_ascii_strtod (env, NULL);
+  return seconds > 0 ? (guint64)(seconds * GST_SECOND) : 0;
+}
+
 static void
 gst_cuda_reduce_init (GstCudaReduce *self)
 {
@@ -1079,7 +1091,7 @@ gst_cuda_reduce_init (GstCudaReduce *self)
   self->per_channel = DEFAULT_PER_CHANNEL;
   self->component = DEFAULT_COMPONENT;
   self->interval = DEFAULT_INTERVAL;
-  self->gpu_timeout = DEFAULT_GPU_TIMEOUT;
+  self->gpu_timeout = default_gpu_timeout ();
   self->slices = g_array_new (FALSE, TRUE, sizeof (GstCudaReduceSlice));
   gst_cuda_reduce_batches_init (
       &self->batches, GST_ELEMENT (self), &self->queue);
