@@ -335,6 +335,31 @@ GST_START_TEST (test_start_with_bad_monoid)
 
 GST_END_TEST;
 
+/* gpu-timeout: 5 s unless GST_CUDAREDUCE_GPU_TIMEOUT (seconds) says
+ * otherwise, for elements made after it is set. */
+GST_START_TEST (test_gpu_timeout_default)
+{
+  guint64 timeout = 0;
+  GstElement *e = new_element ();
+  g_object_get (e, "gpu-timeout", &timeout, NULL);
+  fail_unless_equals_uint64 (timeout, 5 * GST_SECOND);
+  gst_object_unref (e);
+
+  g_setenv ("GST_CUDAREDUCE_GPU_TIMEOUT", "2.5", TRUE);
+  e = new_element ();
+  g_object_get (e, "gpu-timeout", &timeout, NULL);
+  fail_unless_equals_uint64 (timeout, 2500 * GST_MSECOND);
+  gst_object_unref (e);
+  g_setenv ("GST_CUDAREDUCE_GPU_TIMEOUT", "0", TRUE);
+  e = new_element ();
+  g_object_get (e, "gpu-timeout", &timeout, NULL);
+  fail_unless_equals_uint64 (timeout, 0);
+  gst_object_unref (e);
+  g_unsetenv ("GST_CUDAREDUCE_GPU_TIMEOUT");
+}
+
+GST_END_TEST;
+
 /* The engine's GLib log (domain "cudareduce": the kernel cache's reasons)
  * reaches GStreamer's debug log under the element's category. */
 static gboolean engine_line_seen;
@@ -381,6 +406,7 @@ element_suite (void)
   tcase_add_test (tc, test_start_without_driver);
   tcase_add_test (tc, test_start_with_bad_monoid);
   tcase_add_test (tc, test_engine_log_in_debug_log);
+  tcase_add_test (tc, test_gpu_timeout_default);
   return s;
 }
 
