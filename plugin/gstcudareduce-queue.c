@@ -61,6 +61,7 @@ void
 gst_cuda_reduce_queue_clear (GstCudaReduceQueue *q)
 {
   gst_cuda_reduce_queue_stop (q);
+  gst_clear_event (&q->eos);
   g_mutex_clear (&q->inbound_lock);
   g_mutex_clear (&q->lock);
   g_cond_clear (&q->work);
@@ -355,11 +356,20 @@ push_loop (gpointer data)
   Entry *e;
 
   g_mutex_lock (&q->lock);
-  while (!q->flushing && g_queue_is_empty (&q->completed))
+  while (!q->flushing && g_queue_is_empty (&q->completed) && q->eos == NULL)
     WAIT (q, ready);
   if (q->flushing) {
     g_atomic_int_set (&q->task_started, 0);
     g_mutex_unlock (&q->lock);
+    gst_pad_pause_task (q->pad);
+    return;
+  }
+  if (g_queue_is_empty (&q->completed)) {
+    /* After the items completed before it; nothing comes after it. */
+    GstEvent *eos = g_steal_pointer (&q->eos);
+    g_atomic_int_set (&q->task_started, 0);
+    g_mutex_unlock (&q->lock);
+    gst_pad_push_event (q->pad, eos);
     gst_pad_pause_task (q->pad);
     return;
   }
@@ -467,6 +477,7 @@ gst_cuda_reduce_queue_drop (GstCudaReduceQueue *q)
     g_mutex_unlock (&q->inbound_lock);
     while ((e = g_queue_pop_head (&q->completed)) != NULL)
       g_free (e);
+    gst_clear_event (&q->eos);
     wake_all (q);
     g_mutex_unlock (&q->lock);
     return;
@@ -525,8 +536,12 @@ gst_cuda_reduce_queue_activate (GstCudaReduceQueue *q, gboolean active)
     g_atomic_int_set (&q->task_started, 0);
   wake_all (q);
   g_mutex_unlock (&q->lock);
-  if (!active)
+  if (!active) {
     gst_pad_stop_task (q->pad);
+    g_mutex_lock (&q->lock);
+    gst_clear_event (&q->eos);
+    g_mutex_unlock (&q->lock);
+  }
 }
 
 GstClockTime
@@ -554,4 +569,29 @@ gst_cuda_reduce_queue_abandoned (GstCudaReduceQueue *q)
   gboolean abandoned = q->abandoned;
   g_mutex_unlock (&q->lock);
   return abandoned;
+}
+
+gboolean
+gst_cuda_reduce_queue_hand_off_eos (GstCudaReduceQueue *q, GstEvent *eos)
+{
+  g_mutex_lock (&q->lock);
+  if (!q->abandoned) {
+    g_mutex_unlock (&q->lock);
+    return FALSE;
+  }
+  if (q->flushing || q->eos != NULL) {
+    /* Flushed away, or a second EOS (a source sends one after its error,
+     * and another when the application asks). */
+    gst_event_unref (eos);
+    g_mutex_unlock (&q->lock);
+    return TRUE;
+  }
+  q->eos = eos;
+  WAKE (q, ready);
+  const gboolean start = !g_atomic_int_get (&q->task_started);
+  g_atomic_int_set (&q->task_started, 1);
+  g_mutex_unlock (&q->lock);
+  if (start)
+    gst_pad_start_task (q->pad, push_loop, q, NULL);
+  return TRUE;
 }

@@ -86,6 +86,8 @@ typedef struct {
   /* The results thread never came back from the GPU: see funcs.stuck.
    * Once set, never cleared. */
   gboolean abandoned;
+  /* An EOS for the task to push, once abandoned (see hand_off_eos). */
+  GstEvent *eos;
   /* The watchdog's: how many of its ticks complete may wait (0: for
    * ever). */
   gint timeout_ticks;
@@ -151,6 +153,17 @@ void gst_cuda_reduce_queue_waits_for_gpu (
 
 /* Whether the queue gave up on a GPU that did not finish (funcs.stuck). */
 gboolean gst_cuda_reduce_queue_abandoned (GstCudaReduceQueue *queue);
+
+/* Once the queue gave up on the GPU, takes @eos (returns TRUE) and has the
+ * source pad's task push it, so that the streaming thread returns at once.
+ * A sink that has not prerolled yet keeps whoever pushes EOS until the
+ * pipeline plays or stops; upstream's streaming thread must not be that
+ * one, as an application that sends EOS to the pipeline (gst-launch-1.0 -e
+ * on SIGINT) waits for it, and only that application would stop the
+ * pipeline. Returns FALSE, taking nothing, while the queue has not given
+ * up. */
+gboolean gst_cuda_reduce_queue_hand_off_eos (
+    GstCudaReduceQueue *queue, GstEvent *eos);
 
 /* Refuses further items with GST_FLOW_ERROR (before an error is posted, so
  * that nothing is accepted after it). */

@@ -946,6 +946,9 @@ gst_cuda_reduce_sink_event (GstBaseTransform *trans, GstEvent *event)
       if (p)
         gst_cuda_reduce_queue_push (&self->queue, p, cost, GST_CLOCK_TIME_NONE);
       gst_cuda_reduce_queue_drain (&self->queue);
+      /* After gpu-timeout gave up: pushed from the source pad's task. */
+      if (gst_cuda_reduce_queue_hand_off_eos (&self->queue, event))
+        return TRUE;
       break;
     }
     default:

@@ -38,20 +38,26 @@ for eos in "" -e; do
 done
 
 # SIGINT while the kernel runs, before gpu-timeout: gst-launch stops the
-# pipeline (-e: sends EOS first), which ends once the element gives up.
-"$launch" -e "${src[@]}" "${spin[@]}" gpu-timeout=5000000000 ! fakesink \
-  >"$log" 2>&1 &
-pid=$!
-sleep 2
-kill -INT "$pid"
-for ((i = 0; i < 600; i++)); do
-  kill -0 "$pid" 2>/dev/null || break
-  sleep 0.1
+# pipeline (-e: sends EOS first, and waits in doing so until the element
+# gives up), which ends once the element gives up.
+for eos in "" -e; do
+  "$launch" $eos "${src[@]}" "${spin[@]}" gpu-timeout=5000000000 ! fakesink \
+    >"$log" 2>&1 &
+  pid=$!
+  sleep 2
+  kill -INT "$pid"
+  for ((i = 0; i < 600; i++)); do
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.1
+  done
+  if kill -0 "$pid" 2>/dev/null; then
+    for t in /proc/"$pid"/task/*; do
+      echo "thread $(cat "$t/comm" 2>/dev/null): $(cat "$t/wchan" 2>/dev/null)"
+    done >>"$log"
+    kill -KILL "$pid"
+    fail "gst-launch-1.0 $eos still ran 60 s after SIGINT"
+  fi
+  wait "$pid"
+  echo "gst-launch-1.0 $eos after SIGINT: exit $? within $((i / 10)) s"
 done
-if kill -0 "$pid" 2>/dev/null; then
-  kill -KILL "$pid"
-  fail "gst-launch-1.0 -e still ran 60 s after SIGINT"
-fi
-wait "$pid"
-echo "gst-launch-1.0 -e after SIGINT: exit $? within $((i / 10)) s"
 exit 0

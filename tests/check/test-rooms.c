@@ -777,6 +777,123 @@ GST_START_TEST (test_queue_counts_only_gpu_waits)
 
 GST_END_TEST;
 
+/* A sink that has not prerolled: EOS keeps whoever pushes it, here until
+ * the test lets it go. */
+typedef struct {
+  GMutex lock;
+  GCond cond;
+  gboolean open;
+  guint eos_count;
+  GThread *eos_thread;
+} HeldSink;
+
+static HeldSink held_sink;
+
+static gboolean
+held_sink_event (GstPad *pad, GstObject *parent, GstEvent *event)
+{
+  HeldSink *h = &held_sink;
+  if (GST_EVENT_TYPE (event) == GST_EVENT_EOS) {
+    g_mutex_lock (&h->lock);
+    h->eos_count++;
+    h->eos_thread = g_thread_self ();
+    g_cond_broadcast (&h->cond);
+    while (!h->open)
+      g_cond_wait (&h->cond, &h->lock);
+    g_mutex_unlock (&h->lock);
+  }
+  gst_event_unref (event);
+  return TRUE;
+}
+
+static guint
+held_sink_eos_count (void)
+{
+  g_mutex_lock (&held_sink.lock);
+  guint n = held_sink.eos_count;
+  g_mutex_unlock (&held_sink.lock);
+  return n;
+}
+
+/* Once the queue gave up, an EOS from upstream is pushed by the task, so
+ * that upstream's streaming thread is not the one a sink keeps; before,
+ * it is not taken. */
+GST_START_TEST (test_queue_hands_eos_to_its_task)
+{
+  GstCudaReduceQueue q;
+  GstPad *pad = task_pad ();
+  GstPad *sink = gst_pad_new ("sink", GST_PAD_SINK);
+  Fake f;
+
+  g_mutex_init (&held_sink.lock);
+  g_cond_init (&held_sink.cond);
+  held_sink.open = FALSE;
+  held_sink.eos_count = 0;
+  gst_object_ref_sink (sink);
+  gst_pad_set_event_function (sink, held_sink_event);
+  fail_unless_equals_int (gst_pad_link (pad, sink), GST_PAD_LINK_OK);
+  gst_pad_set_active (sink, TRUE);
+  gst_pad_set_active (pad, TRUE);
+  gst_pad_push_event (pad, gst_event_new_stream_start ("held"));
+
+  fake_init (&f);
+  f.gate_from = 2;
+  f.queue = &q;
+  gst_cuda_reduce_queue_init (&q, pad, &fake_funcs, &f);
+  gst_cuda_reduce_queue_start (&q, 8, 300 * GST_MSECOND);
+  gst_cuda_reduce_queue_activate (&q, TRUE);
+  fake_gate (&f, FALSE);
+  push_items (&q, 1, 3);
+
+  GstEvent *early = gst_event_new_eos ();
+  fail_if (gst_cuda_reduce_queue_hand_off_eos (&q, early));
+  gst_event_unref (early);
+
+  gst_cuda_reduce_queue_drain (&q);
+  fail_unless (gst_cuda_reduce_queue_abandoned (&q));
+  /* Returns although the sink keeps the EOS: a hang is the timeout. */
+  fail_unless (gst_cuda_reduce_queue_hand_off_eos (&q, gst_event_new_eos ()));
+  for (guint k = 0; k < 1000 && held_sink_eos_count () == 0; k++)
+    g_usleep (1000);
+  fail_unless_equals_int (held_sink_eos_count (), 1);
+  fail_if (held_sink.eos_thread == g_thread_self ());
+  /* The first item was completed before the queue gave up: it went first. */
+  fail_unless_equals_int (fake_count (&f, f.pushed), 1);
+
+  /* The source's second EOS, after the application asked for one. */
+  fail_unless (gst_cuda_reduce_queue_hand_off_eos (&q, gst_event_new_eos ()));
+
+  /* The pipeline stops: the sink lets go, and the task is stopped. */
+  g_mutex_lock (&held_sink.lock);
+  held_sink.open = TRUE;
+  g_cond_broadcast (&held_sink.cond);
+  g_mutex_unlock (&held_sink.lock);
+  gst_cuda_reduce_queue_activate (&q, FALSE);
+  fail_unless (held_sink_eos_count () <= 2);
+  gst_cuda_reduce_queue_stop (&q);
+
+  fake_gate (&f, TRUE);
+  gboolean done = FALSE;
+  for (guint k = 0; k < 5000 && !done; k++) {
+    g_mutex_lock (&q.lock);
+    done = q.results_done;
+    g_mutex_unlock (&q.lock);
+    if (!done)
+      g_usleep (1000);
+  }
+  fail_unless (done, "the results thread did not leave");
+  gst_cuda_reduce_queue_clear (&q);
+  gst_pad_set_active (pad, FALSE);
+  gst_pad_set_active (sink, FALSE);
+  gst_object_unref (sink);
+  gst_object_unref (pad);
+  fake_clear (&f);
+  g_mutex_clear (&held_sink.lock);
+  g_cond_clear (&held_sink.cond);
+}
+
+GST_END_TEST;
+
 static Suite *
 rooms_suite (void)
 {
@@ -798,6 +915,7 @@ rooms_suite (void)
   tcase_add_test (tc, test_queue_restarts_after_a_failure);
   tcase_add_test (tc, test_queue_gives_up_on_a_stuck_gpu);
   tcase_add_test (tc, test_queue_waits_within_the_timeout);
+  tcase_add_test (tc, test_queue_hands_eos_to_its_task);
   tcase_add_test (tc, test_queue_counts_only_gpu_waits);
   return s;
 }
