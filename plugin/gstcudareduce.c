@@ -875,8 +875,17 @@ gst_cuda_reduce_submit_input_buffer (
 
   /* The base class sends new caps downstream from here when the output
    * must renegotiate: everything before them goes first. */
-  if (gst_pad_needs_reconfigure (GST_BASE_TRANSFORM_SRC_PAD (trans)))
+  GstPad *srcpad = GST_BASE_TRANSFORM_SRC_PAD (trans);
+  if (gst_pad_needs_reconfigure (srcpad)) {
+    /* A flushing source pad refuses the caps, and the base class would
+     * post a "not negotiated" warning for a buffer a flush drops anyway
+     * (a monoid changed in tensor mode just before a flushing seek). */
+    if (GST_PAD_IS_FLUSHING (srcpad)) {
+      gst_buffer_unref (buf);
+      return GST_FLOW_FLUSHING;
+    }
     gst_cuda_reduce_queue_drain (&self->queue);
+  }
   ret = GST_BASE_TRANSFORM_CLASS (parent_class)
             ->submit_input_buffer (trans, is_discont, buf);
   buf = g_steal_pointer (&trans->queued_buf);

@@ -83,7 +83,8 @@ typedef struct {
   GQueue records[N_STREAMS];
   GHashTable *changes; /* PTS -> Change */
   gboolean eos;
-  gchar *error;
+  gchar *error; /* the first messages that were errors or warnings */
+  guint n_errors;
 } Lane;
 
 static Stats stats;
@@ -144,11 +145,14 @@ on_bus (GstBus *bus, GstMessage *msg, gpointer data)
         gst_message_parse_error (msg, &error, &debug);
       else
         gst_message_parse_warning (msg, &error, &debug);
+      /* The first few, in case a warning is followed by what caused it. */
       g_mutex_lock (&l->lock);
-      if (l->error == NULL)
-        l->error =
-            g_strdup_printf ("%s from %s: %s\n%s", GST_MESSAGE_TYPE_NAME (msg),
-                GST_MESSAGE_SRC_NAME (msg), error->message, debug ? debug : "");
+      if (l->n_errors++ < 4) {
+        g_autofree gchar *before = g_steal_pointer (&l->error);
+        l->error = g_strdup_printf ("%s%s from %s: %s\n%s\n",
+            before ? before : "", GST_MESSAGE_TYPE_NAME (msg),
+            GST_MESSAGE_SRC_NAME (msg), error->message, debug ? debug : "");
+      }
       g_mutex_unlock (&l->lock);
       break;
     }
@@ -333,7 +337,8 @@ lane_drain (Lane *l)
   g_mutex_lock (&l->lock);
   gchar *error = g_steal_pointer (&l->error);
   g_mutex_unlock (&l->lock);
-  fail_unless (error == NULL, "lane %u: %s", l->id, error);
+  fail_unless (error == NULL, "lane %u, in %s: %s", l->id,
+      l->round ? l->round->name : "no round", error);
 
   for (guint s = 0; s < N_STREAMS; s++) {
     for (;;) {
