@@ -59,6 +59,10 @@ typedef struct {
   gdouble threshold[2];
   guint threshold_at; /* buffers from here on: threshold[1] */
   RoundEnd end;
+  /* Ended, or a later round of the lane ended, by a flushing seek or a
+   * state change while its buffers were still in flight (queued in appsrc,
+   * say): it may lose the tail of its results. */
+  gboolean cut;
   guint cut_at; /* buffers pushed */
   gint pause_at; /* pause after this buffer; -1: never */
   Mode mode;

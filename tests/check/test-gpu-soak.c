@@ -21,7 +21,9 @@
  *   loses nothing: each of its results comes exactly once, in order.
  * - A round cut by a flushing seek or a state change gives a prefix of its
  *   results (possibly none, possibly all), in order, and nothing of it
- *   after the first result of a later round. With an interval only whole
+ *   after the first result of a later round. So does an earlier round whose
+ *   buffers were still in flight (in appsrc's queue while the element
+ *   compiled, say) when a later one was cut. With an interval only whole
  *   intervals are expected: the one under way is dropped.
  * - Rounds have disjoint timestamps (round r starts at (r + 1) x 100 s), so
  *   a result names its round: a result of an earlier round after a later
@@ -296,7 +298,18 @@ describe (const Lane *l, const Expect *e, Stream s)
 static gboolean
 is_cut (const Round *r)
 {
-  return r->end == END_FLUSH || r->end == END_RESTART;
+  return r->cut;
+}
+
+/* A flushing seek or a state change drops whatever is in flight, of this
+ * round and of earlier ones that went on into it. */
+static void
+cut_rounds_in_flight (Lane *l)
+{
+  l->round->cut = TRUE;
+  for (guint s = 0; s < N_STREAMS; s++)
+    for (GList *e = l->expect[s].head; e != NULL; e = e->next)
+      ((Expect *)e->data)->round->cut = TRUE;
 }
 
 /* The expected entry that a result stamped @ts answers; entries of cut
@@ -457,6 +470,7 @@ lane_end_round (Lane *l)
     case END_CONTINUE:
       break;
     case END_FLUSH:
+      cut_rounds_in_flight (l);
       /* The next round starts where the seek goes. */
       stats.seeks++;
       fail_unless (gst_element_seek (l->pipeline, 1.0, GST_FORMAT_TIME,
@@ -465,6 +479,7 @@ lane_end_round (Lane *l)
           "lane %u: the flushing seek failed", l->id);
       break;
     case END_RESTART:
+      cut_rounds_in_flight (l);
       stats.restarts++;
       lane_set_state (l,
           g_rand_int_range (soak_rand, 0, 4) ? GST_STATE_READY
