@@ -67,8 +67,14 @@ cr_staging_free (CrStaging *s)
 {
   if (s == NULL)
     return;
-  while (!g_queue_is_empty (&s->uses))
-    retire_oldest (s, 0, NULL);
+  /* Each chunk's wait is one try: a context that failed (a faulting
+   * monoid) fails every wait at once, and its chunks go all the same. */
+  Use *use;
+  while ((use = g_queue_pop_head (&s->uses)) != NULL) {
+    s->cu->EventSynchronize (use->done);
+    g_ptr_array_add (s->spare_events, use->done);
+    g_free (use);
+  }
   for (guint k = 0; k < s->spare_events->len; k++)
     s->cu->EventDestroy (g_ptr_array_index (s->spare_events, k));
   g_ptr_array_unref (s->spare_events);
