@@ -170,6 +170,11 @@ struct _GstCudaReduce {
   /* Buffers in flight, finished by the source pad's task. */
   GstCudaReduceQueue queue;
   GstPadActivateModeFunction base_src_activate_mode;
+
+  /* The streaming thread while the base class renegotiates the output, and
+   * the warnings it posts meanwhile (only that thread touches the list). */
+  GThread *renegotiating;
+  GSList *held_warnings;
 };
 
 #define gst_cuda_reduce_parent_class parent_class
@@ -866,6 +871,44 @@ static const GstCudaReduceQueueFuncs queue_funcs = {
   .stuck = gpu_stuck,
 };
 
+/* A flush or state change may still reach the source pad after
+ * submit_input_buffer found it unflushed and before the base class sends
+ * the new caps: the base class's warning is held while it renegotiates,
+ * and dropped if the pad flushed meanwhile. */
+static gboolean
+gst_cuda_reduce_post_message (GstElement *element, GstMessage *message)
+{
+  GstCudaReduce *self = GST_CUDA_REDUCE (element);
+
+  if (GST_MESSAGE_TYPE (message) == GST_MESSAGE_WARNING
+      && g_atomic_pointer_get (&self->renegotiating) == g_thread_self ()) {
+    self->held_warnings = g_slist_append (self->held_warnings, message);
+    return TRUE;
+  }
+  return GST_ELEMENT_CLASS (parent_class)->post_message (element, message);
+}
+
+static void
+post_held_warnings (GstCudaReduce *self, GstFlowReturn *ret)
+{
+  g_atomic_pointer_set (&self->renegotiating, NULL);
+  GSList *held = g_steal_pointer (&self->held_warnings);
+  const gboolean flushed = *ret != GST_FLOW_OK
+      && GST_PAD_IS_FLUSHING (GST_BASE_TRANSFORM_SRC_PAD (self));
+  for (GSList *l = held; l != NULL; l = l->next) {
+    if (flushed) {
+      GST_DEBUG_OBJECT (self,
+          "flushed while renegotiating: dropping %" GST_PTR_FORMAT, l->data);
+      gst_message_unref (l->data);
+    } else {
+      gst_element_post_message (GST_ELEMENT (self), l->data);
+    }
+  }
+  g_slist_free (held);
+  if (flushed)
+    *ret = GST_FLOW_FLUSHING;
+}
+
 static GstFlowReturn
 gst_cuda_reduce_submit_input_buffer (
     GstBaseTransform *trans, gboolean is_discont, GstBuffer *buf)
@@ -876,18 +919,23 @@ gst_cuda_reduce_submit_input_buffer (
   /* The base class sends new caps downstream from here when the output
    * must renegotiate: everything before them goes first. */
   GstPad *srcpad = GST_BASE_TRANSFORM_SRC_PAD (trans);
-  if (gst_pad_needs_reconfigure (srcpad)) {
+  const gboolean renegotiate = gst_pad_needs_reconfigure (srcpad);
+  if (renegotiate) {
+    gst_cuda_reduce_queue_drain (&self->queue);
     /* A flushing source pad refuses the caps, and the base class would
-     * post a "not negotiated" warning for a buffer a flush drops anyway
-     * (a monoid changed in tensor mode just before a flushing seek). */
+     * post a "not negotiated" warning for a buffer a flush drops anyway (a
+     * monoid changed in tensor mode just before a flushing seek or a state
+     * change; the drain ends early when either comes). */
     if (GST_PAD_IS_FLUSHING (srcpad)) {
       gst_buffer_unref (buf);
       return GST_FLOW_FLUSHING;
     }
-    gst_cuda_reduce_queue_drain (&self->queue);
+    g_atomic_pointer_set (&self->renegotiating, g_thread_self ());
   }
   ret = GST_BASE_TRANSFORM_CLASS (parent_class)
             ->submit_input_buffer (trans, is_discont, buf);
+  if (renegotiate)
+    post_held_warnings (self, &ret);
   buf = g_steal_pointer (&trans->queued_buf);
   if (ret != GST_FLOW_OK || buf == NULL) {
     gst_clear_buffer (&buf);
@@ -1256,6 +1304,8 @@ gst_cuda_reduce_class_init (GstCudaReduceClass *klass)
   trans_class->sink_event = GST_DEBUG_FUNCPTR (gst_cuda_reduce_sink_event);
   trans_class->query = GST_DEBUG_FUNCPTR (gst_cuda_reduce_query);
   element_class->set_context = GST_DEBUG_FUNCPTR (gst_cuda_reduce_set_context);
+  element_class->post_message =
+      GST_DEBUG_FUNCPTR (gst_cuda_reduce_post_message);
   trans_class->propose_allocation =
       GST_DEBUG_FUNCPTR (gst_cuda_reduce_propose_allocation);
   trans_class->passthrough_on_same_caps = FALSE;

@@ -1,10 +1,10 @@
 /* test-gpu-element.c: the element on a GPU, beyond the built-ins: the two
  * runtime monoids of the original design defined inline through properties,
- * context changes while PLAYING without recompiling, tensor output, many
- * buffers, two elements in one pipeline, and the errors only a GPU can
- * produce (device id out of range, a fault in a user's monoid, a compile
- * error reported through the element). References are computed here on the
- * CPU from fresh random data. */
+ * context changes while PLAYING without recompiling, tensor output (and a
+ * flush while it renegotiates), many buffers, two elements in one pipeline,
+ * and the errors only a GPU can produce (device id out of range, a fault in
+ * a user's monoid, a compile error reported through the element). References
+ * are computed here on the CPU from fresh random data. */
 #include "cr-test-util.h"
 
 #include <gst/app/gstappsrc.h>
@@ -286,6 +286,94 @@ GST_START_TEST (test_monoid_change_while_playing)
   fail_unless_equals_int (got, max);
   fail_if (gst_structure_has_field (s, "sum"));
   gst_structure_free (s);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* A flushing seek whose flush-start reaches the element while it
+ * renegotiates its output: the buffer is dropped as any flush drops one,
+ * with no "not negotiated" warning (the base class posts one when its caps
+ * meet a flushing pad), and after the flush the new monoid's results go out
+ * with new caps. The probe sends flush-start from inside the caps query, the
+ * last moment before the caps are sent. */
+static GstPadProbeReturn
+flush_during_caps_query (GstPad *pad, GstPadProbeInfo *info, gpointer data)
+{
+  if (GST_QUERY_TYPE (GST_PAD_PROBE_INFO_QUERY (info)) != GST_QUERY_CAPS)
+    return GST_PAD_PROBE_OK;
+  GstPad *sinkpad = gst_element_get_static_pad (GST_ELEMENT (data), "sink");
+  fail_unless (gst_pad_send_event (sinkpad, gst_event_new_flush_start ()));
+  gst_object_unref (sinkpad);
+  return GST_PAD_PROBE_REMOVE;
+}
+
+static void
+fail_if_warned (GstBus *bus)
+{
+  GstMessage *msg =
+      gst_bus_pop_filtered (bus, GST_MESSAGE_WARNING | GST_MESSAGE_ERROR);
+  if (msg == NULL)
+    return;
+  g_autoptr (GError) error = NULL;
+  const gboolean warning = GST_MESSAGE_TYPE (msg) == GST_MESSAGE_WARNING;
+  if (warning)
+    gst_message_parse_warning (msg, &error, NULL);
+  else
+    gst_message_parse_error (msg, &error, NULL);
+  gst_message_unref (msg);
+  fail (
+      "%s from cudareduce: %s", warning ? "warning" : "error", error->message);
+}
+
+GST_START_TEST (test_flush_while_renegotiating)
+{
+  GstHarness *h = cr_test_harness (cr_test_tensor_caps (CR_TYPE_UINT8, 1),
+      "monoid", "sum", "output", "tensor", "post-messages", "false", NULL);
+  GstBus *bus = GST_ELEMENT_BUS (h->element);
+  GstBuffer *buf = random_buffer (CR_TYPE_UINT8, 5000);
+  GstMapInfo map;
+  guint64 sum = 0, got_sum = 0;
+  guint8 max = 0, got_max = 0;
+
+  gst_buffer_map (buf, &map, GST_MAP_READ);
+  for (gsize k = 0; k < map.size; k++) {
+    sum += map.data[k];
+    max = MAX (max, map.data[k]);
+  }
+  gst_buffer_unmap (buf, &map);
+  fail_unless_equals_int (
+      gst_harness_push (h, gst_buffer_ref (buf)), GST_FLOW_OK);
+  GstBuffer *out = gst_harness_pull (h);
+  fail_unless_equals_int (gst_buffer_get_size (out), 8);
+  gst_buffer_extract (out, 0, &got_sum, 8);
+  fail_unless_equals_uint64 (got_sum, sum);
+  gst_buffer_unref (out);
+
+  g_object_set (h->element, "monoid", "max", NULL);
+  GstPad *srcpad = gst_element_get_static_pad (h->element, "src");
+  gst_pad_add_probe (srcpad, GST_PAD_PROBE_TYPE_QUERY_DOWNSTREAM,
+      flush_during_caps_query, h->element, NULL);
+  fail_unless_equals_int (
+      gst_harness_push (h, gst_buffer_ref (buf)), GST_FLOW_FLUSHING);
+  fail_if_warned (bus);
+  gst_object_unref (srcpad);
+
+  fail_unless (gst_harness_push_event (h, gst_event_new_flush_stop (TRUE)));
+  GstSegment segment;
+  gst_segment_init (&segment, GST_FORMAT_TIME);
+  fail_unless (gst_harness_push_event (h, gst_event_new_segment (&segment)));
+  fail_unless_equals_int (gst_harness_push (h, buf), GST_FLOW_OK);
+  out = gst_harness_pull (h);
+  fail_unless_equals_int (gst_buffer_get_size (out), 1);
+  gst_buffer_extract (out, 0, &got_max, 1);
+  fail_unless_equals_int (got_max, max);
+  gst_buffer_unref (out);
+  g_autoptr (GstCaps) caps = gst_pad_get_current_caps (h->sinkpad);
+  fail_unless_equals_string (
+      gst_structure_get_string (gst_caps_get_structure (caps, 0), "types"),
+      "uint8");
+  fail_if_warned (bus);
   gst_harness_teardown (h);
 }
 
@@ -576,6 +664,7 @@ gpu_element_suite (void)
   tcase_add_test (tc, test_threshold_changes_without_recompiling);
   tcase_add_test (tc, test_context_structure);
   tcase_add_test (tc, test_monoid_change_while_playing);
+  tcase_add_test (tc, test_flush_while_renegotiating);
   tcase_add_test (tc, test_mean_var_large_offset);
   tcase_add_test (tc, test_many_buffers);
   tcase_add_test (tc, test_two_elements_in_a_pipeline);

@@ -30,9 +30,9 @@
  *   one, a repeated timestamp or a gap inside a round fails.
  *
  * Host RSS (after malloc_trim) and the process's GPU memory (nvidia-smi)
- * are measured with every lane drained, after a warm-up (a fifth of the
- * run) and every tenth of the run after it; growth from the warm-up to the
- * end over 2% fails in runs of a minute or more.
+ * are measured with every lane drained and stopped (NULL), after a warm-up
+ * (a fifth of the run) and every tenth of the run after it; growth from the
+ * warm-up to the end over 2% fails in runs of a minute or more.
  *
  * CUDAREDUCE_SOAK_SECONDS sets the duration (default 180; 10 for a quick
  * check). The rounds, what they expect and the checks of a result are in
@@ -576,6 +576,18 @@ lane_step (Lane *l, gboolean wind_down)
 
 /* 4. Memory */
 
+/* Stops an idle lane, so that a measurement sees what the process keeps
+ * rather than what each lane's random mode holds in flight and in pools
+ * (hundreds of MiB across the lanes, different at every measurement); its
+ * next round starts it again. */
+static void
+lane_stop (Lane *l)
+{
+  lane_set_state (l, GST_STATE_NULL);
+  lane_drain (l);
+  l->last_end = END_RESTART;
+}
+
 static guint64
 rss_bytes (void)
 {
@@ -633,8 +645,10 @@ typedef struct {
  * varies by tens of MiB from one moment to the next, and is not a leak.
  * Both figures are printed. */
 static void
-measure (Memory *m, const gchar *when)
+measure (Memory *m, Lane *lanes, const gchar *when)
 {
+  for (guint k = 0; k < N_LANES; k++)
+    lane_stop (&lanes[k]);
   const guint64 before_trim = rss_bytes ();
 #ifdef __GLIBC__
   malloc_trim (0);
@@ -704,14 +718,14 @@ GST_START_TEST (test_soak)
   for (guint k = 0; k < N_LANES; k++)
     lane_init (&lanes[k], k);
   run (lanes, start + seconds * G_USEC_PER_SEC / 5);
-  measure (&warm, "after the warm-up");
-  /* Every tenth of the run after that, with every lane idle, so that a
-   * growth shows as a trend, not one difference. */
+  measure (&warm, lanes, "after the warm-up");
+  /* Every tenth of the run after that, so that a growth shows as a trend,
+   * not one difference. */
   for (guint tenth = 3; tenth <= 10; tenth++) {
     run (lanes, start + seconds * G_USEC_PER_SEC * tenth / 10);
     g_autofree gchar *when = g_strdup_printf (
         "at %u s", (guint)((g_get_monotonic_time () - start) / G_USEC_PER_SEC));
-    measure (&end, when);
+    measure (&end, lanes, when);
   }
 
   for (guint k = 0; k < N_LANES; k++) {
