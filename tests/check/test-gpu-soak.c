@@ -598,6 +598,41 @@ rss_bytes (void)
   return pages * (guint64)sysconf (_SC_PAGESIZE);
 }
 
+/* Where the RSS is (from /proc/self/status), how much of it malloc has
+ * handed out, and how many threads there are: a growth in malloc's figure
+ * is memory someone keeps; one outside it is the driver's mappings, pinned
+ * memory or thread stacks. */
+static gchar *
+rss_parts (void)
+{
+  g_autofree gchar *text = NULL;
+  GString *parts = g_string_new (NULL);
+  const gchar *fields[][2] = { { "RssAnon:", "anon %.1f MiB" },
+    { "RssFile:", ", file %.1f MiB" }, { "RssShmem:", ", shared %.1f MiB" } };
+
+  if (g_file_get_contents ("/proc/self/status", &text, NULL, NULL)) {
+    g_auto (GStrv) lines = g_strsplit (text, "\n", -1);
+    for (guint k = 0; lines[k]; k++) {
+      guint64 value = 0;
+      for (guint n = 0; n < G_N_ELEMENTS (fields); n++)
+        if (g_str_has_prefix (lines[k], fields[n][0])
+            && sscanf (lines[k] + strlen (fields[n][0]), "%" G_GUINT64_FORMAT,
+                   &value)
+                == 1)
+          g_string_append_printf (parts, fields[n][1], value / 1024.0);
+      if (sscanf (lines[k], "Threads: %" G_GUINT64_FORMAT, &value) == 1)
+        g_string_append_printf (
+            parts, ", %" G_GUINT64_FORMAT " threads", value);
+    }
+  }
+#if defined(__GLIBC__) && __GLIBC_PREREQ(2, 33)
+  struct mallinfo2 mi = mallinfo2 ();
+  g_string_append_printf (parts, ", malloc in use %.1f MiB (%.1f mmapped)",
+      (mi.uordblks + mi.hblkhd) / 1048576.0, mi.hblkhd / 1048576.0);
+#endif
+  return g_string_free (parts, FALSE);
+}
+
 /* The GPU memory of this process in MiB, from nvidia-smi (the driver table
  * has no cuMemGetInfo, which would count other processes too); -1 with
  * @why when it cannot be known. */
@@ -657,9 +692,10 @@ measure (Memory *m, Lane *lanes, const gchar *when)
   m->why = NULL;
   m->rss = rss_bytes ();
   m->gpu = gpu_mib (&m->why);
-  g_print ("memory %s: RSS %.1f MiB (%.1f before malloc_trim), GPU "
+  g_autofree gchar *parts = rss_parts ();
+  g_print ("memory %s: RSS %.1f MiB (%.1f before malloc_trim; %s), GPU "
            "%" G_GINT64_FORMAT " MiB%s%s\n",
-      when, m->rss / 1048576.0, before_trim / 1048576.0, m->gpu,
+      when, m->rss / 1048576.0, before_trim / 1048576.0, parts, m->gpu,
       m->why ? ": " : "", m->why ? m->why : "");
 }
 
