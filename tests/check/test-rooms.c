@@ -721,8 +721,12 @@ GST_START_TEST (test_queue_gives_up_on_a_stuck_gpu)
 
 GST_END_TEST;
 
-/* A GPU that is only slow, within the timeout, is waited for. */
-GST_START_TEST (test_queue_waits_within_the_timeout)
+/* Three items whose complete is held for @held_usec, by a wait for the GPU
+ * (@gpu_wait) or by something else, in a queue with @timeout: nothing is
+ * given up on and all three are pushed. */
+static void
+check_held_items_pushed (
+    gboolean gpu_wait, GstClockTime timeout, gulong held_usec)
 {
   GstCudaReduceQueue q;
   GstPad *pad = task_pad ();
@@ -730,13 +734,14 @@ GST_START_TEST (test_queue_waits_within_the_timeout)
 
   fake_init (&f);
   f.gate_from = 2;
-  f.queue = &q;
+  /* Unset, the gate is not a GPU wait. */
+  f.queue = gpu_wait ? &q : NULL;
   gst_cuda_reduce_queue_init (&q, pad, &fake_funcs, &f);
-  gst_cuda_reduce_queue_start (&q, 8, 10 * GST_SECOND);
+  gst_cuda_reduce_queue_start (&q, 8, timeout);
   gst_cuda_reduce_queue_activate (&q, TRUE);
   fake_gate (&f, FALSE);
   push_items (&q, 1, 3);
-  g_usleep (300 * 1000);
+  g_usleep (held_usec);
   fake_gate (&f, TRUE);
   gst_cuda_reduce_queue_drain (&q);
   fail_if (gst_cuda_reduce_queue_abandoned (&q));
@@ -747,32 +752,19 @@ GST_START_TEST (test_queue_waits_within_the_timeout)
   fake_clear (&f);
 }
 
+/* A GPU that is only slow, within the timeout, is waited for. */
+GST_START_TEST (test_queue_waits_within_the_timeout)
+{
+  check_held_items_pushed (TRUE, 10 * GST_SECOND, 300 * 1000);
+}
+
 GST_END_TEST;
 
 /* Only waits for the GPU count: a complete that is slow for another reason
  * (a bus sync handler that takes its time, say) is not given up on. */
 GST_START_TEST (test_queue_counts_only_gpu_waits)
 {
-  GstCudaReduceQueue q;
-  GstPad *pad = task_pad ();
-  Fake f;
-
-  fake_init (&f);
-  f.gate_from = 2; /* f.queue unset: the gate is not a GPU wait */
-  gst_cuda_reduce_queue_init (&q, pad, &fake_funcs, &f);
-  gst_cuda_reduce_queue_start (&q, 8, 200 * GST_MSECOND);
-  gst_cuda_reduce_queue_activate (&q, TRUE);
-  fake_gate (&f, FALSE);
-  push_items (&q, 1, 3);
-  g_usleep (600 * 1000);
-  fake_gate (&f, TRUE);
-  gst_cuda_reduce_queue_drain (&q);
-  fail_if (gst_cuda_reduce_queue_abandoned (&q));
-  fail_unless_equals_int (f.stuck_calls, 0);
-  wait_for_count (&f, f.pushed, 3);
-  fail_unless_equals_int (fake_count (&f, f.pushed), 3);
-  queue_finish (&q, pad);
-  fake_clear (&f);
+  check_held_items_pushed (FALSE, 200 * GST_MSECOND, 600 * 1000);
 }
 
 GST_END_TEST;
