@@ -128,6 +128,7 @@ on_message (GstBus *bus, GstMessage *msg, gpointer data)
           check_result (run, s, k);
       }
       g_mutex_unlock (&run->lock);
+      gst_message_unref (msg);
       return GST_BUS_DROP;
     }
     case GST_MESSAGE_EOS:

@@ -73,6 +73,7 @@ on_live_message (GstBus *bus, GstMessage *msg, gpointer data)
     run->posted[k] = now;
   else
     g_atomic_int_inc (&run->strays);
+  gst_message_unref (msg);
   return GST_BUS_DROP;
 }
 

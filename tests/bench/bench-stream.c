@@ -228,6 +228,7 @@ on_stream_message (GstBus *bus, GstMessage *msg, gpointer data)
   if (s == NULL || !gst_structure_has_name (s, run->counted))
     return GST_BUS_PASS;
   g_atomic_int_inc (&run->results);
+  gst_message_unref (msg);
   return GST_BUS_DROP;
 }
 

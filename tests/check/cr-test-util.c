@@ -190,6 +190,8 @@ drop_unread_messages (GstBus *bus, GstMessage *msg, gpointer data)
     case GST_MESSAGE_EOS:
       return GST_BUS_PASS;
     default:
+      /* A handler that drops a message unrefs it. */
+      gst_message_unref (msg);
       return GST_BUS_DROP;
   }
 }

@@ -165,6 +165,8 @@ on_bus (GstBus *bus, GstMessage *msg, gpointer data)
     default:
       break;
   }
+  /* Dropping is the handler's to do. */
+  gst_message_unref (msg);
   return GST_BUS_DROP;
 }
 
@@ -675,6 +677,107 @@ typedef struct {
   gchar *why;
 } Memory;
 
+/* GStreamer's leaks tracer, when GST_TRACERS names it ("leaks", or
+ * "leaks(filters=GstBuffer,stack-traces-flags=full)" to see where the
+ * objects of a type that grows were made). */
+static GstTracer *
+leaks_tracer (void)
+{
+  GList *tracers = gst_tracing_get_active_tracers ();
+  GstTracer *found = NULL;
+  for (GList *t = tracers; t; t = t->next)
+    if (found == NULL
+        && g_str_equal (G_OBJECT_TYPE_NAME (t->data), "GstLeaksTracer"))
+      found = gst_object_ref (t->data);
+  g_list_free_full (tracers, gst_object_unref);
+  return found;
+}
+
+/* Objects made since the warm-up and alive now, with every lane stopped:
+ * "type address" -> how many, from the tracer's checkpoints (which name
+ * objects without holding them). */
+static GHashTable *leaked;
+
+static void
+update_leaked (GstTracer *tracer)
+{
+  GstStructure *checkpoint = NULL;
+  const gchar *lists[] = { "objects-created-list", "objects-removed-list" };
+
+  g_signal_emit_by_name (tracer, "activity-get-checkpoint", &checkpoint);
+  for (guint l = 0; l < G_N_ELEMENTS (lists); l++) {
+    const GValue *list = gst_structure_get_value (checkpoint, lists[l]);
+    for (guint k = 0; list && k < gst_value_list_get_size (list); k++) {
+      const GstStructure *o =
+          gst_value_get_structure (gst_value_list_get_value (list, k));
+      gchar *key =
+          g_strdup_printf ("%s %s", gst_structure_get_string (o, "type-name"),
+              gst_structure_get_string (o, "address"));
+      gint n = GPOINTER_TO_INT (g_hash_table_lookup (leaked, key));
+      n += l == 0 ? 1 : -1;
+      if (n > 0)
+        g_hash_table_replace (leaked, key, GINT_TO_POINTER (n));
+      else {
+        g_hash_table_remove (leaked, key);
+        g_free (key);
+      }
+    }
+  }
+  gst_structure_free (checkpoint);
+}
+
+typedef struct {
+  guint n;
+  GString *addresses;
+} TypeCount;
+
+static void
+type_count_free (TypeCount *t)
+{
+  g_string_free (t->addresses, TRUE);
+  g_free (t);
+}
+
+/* With GST_TRACERS=leaks: from the warm-up on, the objects made and not
+ * freed, by type, with a few addresses to look up in the tracer's log
+ * (GST_DEBUG=GST_TRACER:7 and stack-traces-flags=full say where the
+ * objects alive at the end were made). */
+static void
+print_leaked (void)
+{
+  g_autoptr (GstTracer) tracer = leaks_tracer ();
+  if (tracer == NULL)
+    return;
+  if (leaked == NULL) {
+    leaked = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+    g_signal_emit_by_name (tracer, "activity-start-tracking");
+    return;
+  }
+  update_leaked (tracer);
+  g_autoptr (GHashTable) by_type = g_hash_table_new_full (
+      g_str_hash, g_str_equal, g_free, (GDestroyNotify)type_count_free);
+  GHashTableIter iter;
+  gpointer key, count;
+  g_hash_table_iter_init (&iter, leaked);
+  while (g_hash_table_iter_next (&iter, &key, &count)) {
+    g_auto (GStrv) parts = g_strsplit (key, " ", 2);
+    TypeCount *t = g_hash_table_lookup (by_type, parts[0]);
+    if (t == NULL) {
+      t = g_new0 (TypeCount, 1);
+      t->addresses = g_string_new (NULL);
+      g_hash_table_insert (by_type, g_strdup (parts[0]), t);
+    }
+    if (t->n++ < 4)
+      g_string_append_printf (t->addresses, " %s", parts[1]);
+  }
+  g_hash_table_iter_init (&iter, by_type);
+  while (g_hash_table_iter_next (&iter, &key, &count)) {
+    const TypeCount *t = count;
+    g_print ("  made since the warm-up and alive: %u %s (%s )\n", t->n,
+        (const gchar *)key, t->addresses->str);
+  }
+}
+
 /* RSS after glibc has handed back the free memory its arenas keep: with
  * dozens of threads freeing buffers of every size, what the arenas retain
  * varies by tens of MiB from one moment to the next, and is not a leak.
@@ -697,6 +800,7 @@ measure (Memory *m, Lane *lanes, const gchar *when)
            "%" G_GINT64_FORMAT " MiB%s%s\n",
       when, m->rss / 1048576.0, before_trim / 1048576.0, parts, m->gpu,
       m->why ? ": " : "", m->why ? m->why : "");
+  print_leaked ();
 }
 
 /* 5. The soak */
@@ -785,6 +889,10 @@ GST_START_TEST (test_soak)
     g_print ("GPU memory: not checked: %s\n", end.why ? end.why : warm.why);
   g_free (warm.why);
   g_free (end.why);
+  g_clear_pointer (&leaked, g_hash_table_unref);
+  g_autoptr (GstTracer) tracer = leaks_tracer ();
+  if (tracer)
+    g_signal_emit_by_name (tracer, "log-live-objects");
   fail_unless (stats.checked[STREAM_MESSAGES] > 0, "no result was checked");
 }
 
