@@ -1,203 +1,12 @@
-/* test-rooms.c: the element's rooms that need no GPU, on their own: the
- * interval window's accounting and the in-flight queue's threads. */
+/* test-queue.c: the element's in-flight queue on its own, without a GPU:
+ * its results thread and source pad task, flushes, failures, a stuck GPU
+ * and EOS. */
 #include "cr-test-util.h"
 #include "gstcudareduce-queue.h"
-#include "gstcudareduce-window.h"
 
 GST_DEBUG_CATEGORY (gst_cuda_reduce_debug);
 
-/* Window */
-
-static GArray *
-cut (GstCudaReduceWindow *w, const GstCudaReduceInput *in)
-{
-  GArray *slices = g_array_new (FALSE, TRUE, sizeof (GstCudaReduceSlice));
-  gst_cuda_reduce_window_cut (w, in, slices);
-  return slices;
-}
-
-#define SLICE(a, k) (&g_array_index ((a), GstCudaReduceSlice, (k)))
-
-/* Stereo float32 at 48 kHz, one result per row of the reducer (not per
- * channel): a frame is 8 bytes and 2 rows. */
-static GstCudaReduceInput
-audio_input (guint64 frames, GstClockTime pts)
-{
-  GstCudaReduceInput in = {
-    .bytes = frames * 8,
-    .row_bytes = 4,
-    .frame_bytes = 8,
-    .rate = 48000,
-    .pts = pts,
-    .duration = GST_CLOCK_TIME_NONE,
-    .owner = GUINT_TO_POINTER (1),
-  };
-  return in;
-}
-
-GST_START_TEST (test_window_without_interval)
-{
-  GstCudaReduceWindow w;
-  gst_cuda_reduce_window_init (&w, 0);
-  GstCudaReduceInput in = audio_input (1000, 5 * GST_SECOND);
-  in.duration = 123;
-  GArray *s = cut (&w, &in);
-  fail_unless_equals_int (s->len, 1);
-  fail_unless (SLICE (s, 0)->whole && SLICE (s, 0)->emit);
-  fail_if (SLICE (s, 0)->options.carry || SLICE (s, 0)->options.discard_result);
-  fail_unless_equals_uint64 (SLICE (s, 0)->timestamp, 5 * GST_SECOND);
-  fail_unless_equals_uint64 (SLICE (s, 0)->duration, 123);
-  g_array_unref (s);
-}
-
-GST_END_TEST;
-
-/* 5 ms is 240 frames: a buffer of 384 frames ends one interval and starts
- * the next, whose rest the following buffer ends. */
-GST_START_TEST (test_window_cuts_audio_where_intervals_end)
-{
-  GstCudaReduceWindow w;
-  gst_cuda_reduce_window_init (&w, 5 * GST_MSECOND);
-  GstCudaReduceInput in = audio_input (384, 0);
-  GArray *s = cut (&w, &in);
-
-  fail_unless_equals_int (s->len, 2);
-  fail_if (SLICE (s, 0)->whole);
-  fail_unless_equals_uint64 (SLICE (s, 0)->offset, 0);
-  fail_unless_equals_uint64 (SLICE (s, 0)->size, 240 * 8);
-  fail_unless (SLICE (s, 0)->emit);
-  fail_if (SLICE (s, 0)->options.carry);
-  fail_unless_equals_uint64 (SLICE (s, 0)->timestamp, 0);
-  fail_unless_equals_uint64 (SLICE (s, 0)->duration, 5 * GST_MSECOND);
-  fail_unless_equals_uint64 (SLICE (s, 1)->offset, 240 * 8);
-  fail_unless_equals_uint64 (SLICE (s, 1)->size, 144 * 8);
-  fail_if (SLICE (s, 1)->emit);
-  fail_unless (SLICE (s, 1)->options.discard_result);
-  fail_if (SLICE (s, 1)->options.carry);
-  g_array_unref (s);
-
-  in = audio_input (384, 8 * GST_MSECOND);
-  s = cut (&w, &in);
-  fail_unless_equals_int (s->len, 3);
-  /* 96 frames finish the second interval, carrying its first 144. */
-  fail_unless_equals_uint64 (SLICE (s, 0)->size, 96 * 8);
-  fail_unless (SLICE (s, 0)->options.carry && SLICE (s, 0)->emit);
-  fail_unless_equals_uint64 (SLICE (s, 0)->options.rows_before, 144 * 2);
-  fail_unless_equals_uint64 (SLICE (s, 0)->timestamp, 5 * GST_MSECOND);
-  /* 240 make the third, from its first sample's time... */
-  fail_unless_equals_uint64 (SLICE (s, 1)->offset, 96 * 8);
-  fail_unless_equals_uint64 (SLICE (s, 1)->size, 240 * 8);
-  fail_unless (SLICE (s, 1)->emit);
-  fail_if (SLICE (s, 1)->options.carry);
-  fail_unless_equals_uint64 (SLICE (s, 1)->timestamp, 10 * GST_MSECOND);
-  /* ...and the last 48 open the fourth. */
-  fail_unless_equals_uint64 (SLICE (s, 2)->offset, 336 * 8);
-  fail_if (SLICE (s, 2)->emit);
-  fail_unless_equals_uint64 (w.start, 15 * GST_MSECOND);
-  g_array_unref (s);
-
-  /* The rest, at EOS: a result of the 48 frames it has. */
-  GstCudaReduceSlice rest;
-  fail_unless (
-      gst_cuda_reduce_window_close (&w, GUINT_TO_POINTER (1), 48000, &rest));
-  fail_unless (rest.emit && rest.options.carry);
-  fail_unless_equals_uint64 (rest.options.rows_before, 48 * 2);
-  fail_unless_equals_uint64 (rest.timestamp, 15 * GST_MSECOND);
-  fail_unless_equals_uint64 (rest.duration, GST_MSECOND);
-  fail_if (
-      gst_cuda_reduce_window_close (&w, GUINT_TO_POINTER (1), 48000, &rest));
-}
-
-GST_END_TEST;
-
-/* A buffer spanning several intervals gives a slice per interval. */
-GST_START_TEST (test_window_many_intervals_in_one_buffer)
-{
-  GstCudaReduceWindow w;
-  gst_cuda_reduce_window_init (&w, GST_MSECOND);
-  GstCudaReduceInput in = audio_input (48 * 10 + 7, 0);
-  GArray *s = cut (&w, &in);
-
-  fail_unless_equals_int (s->len, 11);
-  for (guint k = 0; k < 10; k++) {
-    fail_unless (SLICE (s, k)->emit);
-    fail_unless_equals_uint64 (SLICE (s, k)->timestamp, k * GST_MSECOND);
-    fail_unless_equals_uint64 (SLICE (s, k)->size, 48 * 8);
-  }
-  fail_unless_equals_uint64 (SLICE (s, 10)->size, 7 * 8);
-  fail_if (SLICE (s, 10)->emit);
-  g_array_unref (s);
-}
-
-GST_END_TEST;
-
-/* Video frames count whole: three frames at 30/1 (33333333 ns each) make a
- * 100 ms interval, thanks to half a frame of slack. */
-GST_START_TEST (test_window_whole_buffers_by_duration)
-{
-  GstCudaReduceWindow w;
-  gst_cuda_reduce_window_init (&w, 100 * GST_MSECOND);
-  GstCudaReduceInput in = {
-    .bytes = 1000,
-    .row_bytes = 1,
-    .duration = 33333333,
-    .owner = GUINT_TO_POINTER (1),
-  };
-
-  for (guint k = 0; k < 6; k++) {
-    in.pts = k * 33333333;
-    GArray *s = cut (&w, &in);
-    fail_unless_equals_int (s->len, 1);
-    fail_unless (SLICE (s, 0)->whole);
-    fail_unless_equals_int (SLICE (s, 0)->emit, k % 3 == 2);
-    fail_unless_equals_int (SLICE (s, 0)->options.carry, k % 3 != 0);
-    fail_unless_equals_uint64 (
-        SLICE (s, 0)->options.rows_before, (k % 3) * 1000);
-    if (k % 3 == 2) {
-      fail_unless_equals_uint64 (SLICE (s, 0)->timestamp, (k - 2) * 33333333);
-      fail_unless_equals_uint64 (SLICE (s, 0)->duration, 99999999);
-    }
-    g_array_unref (s);
-  }
-  /* Without a duration, every buffer closes its interval. */
-  in.duration = GST_CLOCK_TIME_NONE;
-  GArray *s = cut (&w, &in);
-  fail_unless (SLICE (s, 0)->emit);
-  fail_unless_equals_uint64 (SLICE (s, 0)->duration, GST_CLOCK_TIME_NONE);
-  g_array_unref (s);
-}
-
-GST_END_TEST;
-
-/* DISCONT, another program and a reset each start a new interval. */
-GST_START_TEST (test_window_restarts)
-{
-  GstCudaReduceWindow w;
-  gst_cuda_reduce_window_init (&w, 5 * GST_MSECOND);
-  GstCudaReduceInput in = audio_input (100, 0);
-  GArray *s;
-
-  g_array_unref (cut (&w, &in));
-  in.discont = TRUE;
-  s = cut (&w, &in);
-  fail_if (SLICE (s, 0)->options.carry);
-  g_array_unref (s);
-  in.discont = FALSE;
-  in.owner = GUINT_TO_POINTER (2);
-  s = cut (&w, &in);
-  fail_if (SLICE (s, 0)->options.carry);
-  g_array_unref (s);
-  GstCudaReduceSlice rest;
-  fail_if (
-      gst_cuda_reduce_window_close (&w, GUINT_TO_POINTER (1), 48000, &rest));
-  gst_cuda_reduce_window_reset (&w);
-  fail_if (
-      gst_cuda_reduce_window_close (&w, GUINT_TO_POINTER (2), 48000, &rest));
-}
-
-GST_END_TEST;
-
-/* Queue: items are numbers; completing and pushing record their order,
+/* Items are numbers; completing and pushing record their order,
  * and completing can be held at a gate (items from gate_from on), as the
  * GPU holds a buffer's completion. */
 
@@ -887,16 +696,11 @@ GST_START_TEST (test_queue_hands_eos_to_its_task)
 GST_END_TEST;
 
 static Suite *
-rooms_suite (void)
+queue_suite (void)
 {
-  Suite *s = suite_create ("rooms");
-  TCase *tc = tcase_create ("rooms");
+  Suite *s = suite_create ("queue");
+  TCase *tc = tcase_create ("queue");
   suite_add_tcase (s, tc);
-  tcase_add_test (tc, test_window_without_interval);
-  tcase_add_test (tc, test_window_cuts_audio_where_intervals_end);
-  tcase_add_test (tc, test_window_many_intervals_in_one_buffer);
-  tcase_add_test (tc, test_window_whole_buffers_by_duration);
-  tcase_add_test (tc, test_window_restarts);
   tcase_add_test (tc, test_queue_in_order);
   tcase_add_test (tc, test_queue_depth_counts_launches);
   tcase_add_test (tc, test_queue_hands_on_before_waiting);
@@ -912,4 +716,4 @@ rooms_suite (void)
   return s;
 }
 
-GST_CHECK_MAIN (rooms);
+GST_CHECK_MAIN (queue);
