@@ -3,6 +3,7 @@
  * wrong or the machine has no CUDA driver. The driver is hidden from this
  * process (GST_CUDAREDUCE_DRIVER_LIBRARY), so these results do not depend
  * on the machine. */
+#include "cr-test-leaks.h"
 #include "cr-test-util.h"
 
 #include <gst/base/gstbasetransform.h>
@@ -395,6 +396,7 @@ element_suite (void)
 {
   Suite *s = suite_create ("element");
   TCase *tc = tcase_create ("no-gpu");
+  cr_test_check_objects (tc);
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_registers_without_driver);
   tcase_add_test (tc, test_properties_documented);

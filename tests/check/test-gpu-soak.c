@@ -39,6 +39,7 @@
  * CUDAREDUCE_SOAK_SECONDS sets the duration (default 180; 10 for a quick
  * check). The rounds, what they expect and the checks of a result are in
  * soak-rounds.c. */
+#include "cr-test-leaks.h"
 #include "soak-rounds.h"
 
 #include <gst/app/gstappsink.h>
@@ -679,54 +680,9 @@ typedef struct {
   gchar *why;
 } Memory;
 
-/* GStreamer's leaks tracer, when GST_TRACERS names it ("leaks", or
- * "leaks(filters=GstBuffer,stack-traces-flags=full)" to see where the
- * objects of a type that grows were made). */
-static GstTracer *
-leaks_tracer (void)
-{
-  GList *tracers = gst_tracing_get_active_tracers ();
-  GstTracer *found = NULL;
-  for (GList *t = tracers; t; t = t->next)
-    if (found == NULL
-        && g_str_equal (G_OBJECT_TYPE_NAME (t->data), "GstLeaksTracer"))
-      found = gst_object_ref (t->data);
-  g_list_free_full (tracers, gst_object_unref);
-  return found;
-}
-
 /* Objects made since the warm-up and alive now, with every lane stopped:
- * "type address" -> how many, from the tracer's checkpoints (which name
- * objects without holding them). */
+ * "type address" -> how many. */
 static GHashTable *leaked;
-
-static void
-update_leaked (GstTracer *tracer)
-{
-  GstStructure *checkpoint = NULL;
-  const gchar *lists[] = { "objects-created-list", "objects-removed-list" };
-
-  g_signal_emit_by_name (tracer, "activity-get-checkpoint", &checkpoint);
-  for (guint l = 0; l < G_N_ELEMENTS (lists); l++) {
-    const GValue *list = gst_structure_get_value (checkpoint, lists[l]);
-    for (guint k = 0; list && k < gst_value_list_get_size (list); k++) {
-      const GstStructure *o =
-          gst_value_get_structure (gst_value_list_get_value (list, k));
-      gchar *key =
-          g_strdup_printf ("%s %s", gst_structure_get_string (o, "type-name"),
-              gst_structure_get_string (o, "address"));
-      gint n = GPOINTER_TO_INT (g_hash_table_lookup (leaked, key));
-      n += l == 0 ? 1 : -1;
-      if (n > 0)
-        g_hash_table_replace (leaked, key, GINT_TO_POINTER (n));
-      else {
-        g_hash_table_remove (leaked, key);
-        g_free (key);
-      }
-    }
-  }
-  gst_structure_free (checkpoint);
-}
 
 typedef struct {
   guint n;
@@ -741,21 +697,19 @@ type_count_free (TypeCount *t)
 }
 
 /* With GST_TRACERS=leaks: from the warm-up on, the objects made and not
- * freed, by type, with a few addresses to look up in the tracer's log
- * (GST_DEBUG=GST_TRACER:7 and stack-traces-flags=full say where the
- * objects alive at the end were made). */
+ * freed, by type, with a few addresses. Lanes keep some (their last caps,
+ * say), so a count that stays is expected; one that grows is a leak. */
 static void
 print_leaked (void)
 {
-  g_autoptr (GstTracer) tracer = leaks_tracer ();
+  g_autoptr (GstTracer) tracer = cr_test_leaks_tracer ();
   if (tracer == NULL)
     return;
   if (leaked == NULL) {
-    leaked = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-    g_signal_emit_by_name (tracer, "activity-start-tracking");
+    leaked = cr_test_track_objects (tracer);
     return;
   }
-  update_leaked (tracer);
+  cr_test_update_alive (tracer, leaked);
   g_autoptr (GHashTable) by_type = g_hash_table_new_full (
       g_str_hash, g_str_equal, g_free, (GDestroyNotify)type_count_free);
   GHashTableIter iter;
@@ -892,9 +846,6 @@ GST_START_TEST (test_soak)
   g_free (warm.why);
   g_free (end.why);
   g_clear_pointer (&leaked, g_hash_table_unref);
-  g_autoptr (GstTracer) tracer = leaks_tracer ();
-  if (tracer)
-    g_signal_emit_by_name (tracer, "log-live-objects");
   fail_unless (stats.checked[STREAM_MESSAGES] > 0, "no result was checked");
 }
 

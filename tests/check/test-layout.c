@@ -1,5 +1,6 @@
 /* test-layout.c: which parts of a buffer are reduced and which values a
  * result reports, for each kind of input; no GPU needed. */
+#include "cr-test-leaks.h"
 #include "cr-test-util.h"
 #include "gstcudareduce-caps.h"
 #include "gstcudareduce-layout.h"
@@ -203,6 +204,7 @@ layout_suite (void)
 {
   Suite *s = suite_create ("layout");
   TCase *tc = tcase_create ("layout");
+  cr_test_check_objects (tc);
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_layout_types_of_video_formats);
   tcase_add_test (tc, test_layout_i420_per_component);

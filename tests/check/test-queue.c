@@ -1,6 +1,7 @@
 /* test-queue.c: the element's in-flight queue on its own, without a GPU:
  * its results thread and source pad task, flushes, failures, a stuck GPU
  * and EOS. */
+#include "cr-test-leaks.h"
 #include "cr-test-util.h"
 #include "gstcudareduce-queue.h"
 
@@ -700,6 +701,7 @@ queue_suite (void)
 {
   Suite *s = suite_create ("queue");
   TCase *tc = tcase_create ("queue");
+  cr_test_check_objects (tc);
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_queue_in_order);
   tcase_add_test (tc, test_queue_depth_counts_launches);

@@ -1,5 +1,6 @@
 /* test-window.c: the element's interval window on its own, without a GPU:
  * where intervals cut buffers, and what a restart forgets. */
+#include "cr-test-leaks.h"
 #include "cr-test-util.h"
 #include "gstcudareduce-window.h"
 
@@ -199,6 +200,7 @@ window_suite (void)
 {
   Suite *s = suite_create ("window");
   TCase *tc = tcase_create ("window");
+  cr_test_check_objects (tc);
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_window_without_interval);
   tcase_add_test (tc, test_window_cuts_audio_where_intervals_end);
