@@ -35,11 +35,14 @@ LLVMFuzzerInitialize (int *argc, char ***argv)
 static void
 pack (CrProgram *program, const gchar *context, gdouble threshold)
 {
-  /* GStreamer 1.22's parser leaks when an element of a list (<...>,
-   * {...}) or a nested structure or caps ([...]) does not parse,
-   * "(float)<x": not ours, and no list, range or structure fits a context
-   * field anyway. */
-  if (context && strpbrk (context, "<{["))
+  /* GStreamer 1.22's parser leaks when a list (<...>, {...}, or a field
+   * typed list or array: "x=(list)") or a nested structure or caps ([...])
+   * does not parse: not ours, and no list, range or structure fits a
+   * context field anyway. */
+  g_autofree gchar *lower = context ? g_ascii_strdown (context, -1) : NULL;
+  if (lower
+      && (strpbrk (lower, "<{[") || strstr (lower, "list")
+          || strstr (lower, "array")))
     return;
   /* Text after the structure is refused, not ignored (GStreamer warns
    * when it is not asked where the structure ended). */
