@@ -684,21 +684,9 @@ typedef struct {
  * "type address" -> how many. */
 static GHashTable *leaked;
 
-typedef struct {
-  guint n;
-  GString *addresses;
-} TypeCount;
-
-static void
-type_count_free (TypeCount *t)
-{
-  g_string_free (t->addresses, TRUE);
-  g_free (t);
-}
-
-/* With GST_TRACERS=leaks: from the warm-up on, the objects made and not
- * freed, by type, with a few addresses. Lanes keep some (their last caps,
- * say), so a count that stays is expected; one that grows is a leak. */
+/* With GST_TRACERS=leaks: from the warm-up on, how many objects of each
+ * type were made and not freed. Lanes keep some (their last caps, say), so
+ * a count that stays is expected; one that grows is a leak. */
 static void
 print_leaked (void)
 {
@@ -710,28 +698,21 @@ print_leaked (void)
     return;
   }
   cr_test_update_alive (tracer, leaked);
-  g_autoptr (GHashTable) by_type = g_hash_table_new_full (
-      g_str_hash, g_str_equal, g_free, (GDestroyNotify)type_count_free);
+  g_autoptr (GHashTable) by_type =
+      g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   GHashTableIter iter;
   gpointer key, count;
   g_hash_table_iter_init (&iter, leaked);
   while (g_hash_table_iter_next (&iter, &key, &count)) {
-    g_auto (GStrv) parts = g_strsplit (key, " ", 2);
-    TypeCount *t = g_hash_table_lookup (by_type, parts[0]);
-    if (t == NULL) {
-      t = g_new0 (TypeCount, 1);
-      t->addresses = g_string_new (NULL);
-      g_hash_table_insert (by_type, g_strdup (parts[0]), t);
-    }
-    if (t->n++ < 4)
-      g_string_append_printf (t->addresses, " %s", parts[1]);
+    gchar *type = g_strndup (key, strcspn (key, " "));
+    const guint n = GPOINTER_TO_UINT (g_hash_table_lookup (by_type, type));
+    g_hash_table_replace (
+        by_type, type, GUINT_TO_POINTER (n + GPOINTER_TO_UINT (count)));
   }
   g_hash_table_iter_init (&iter, by_type);
-  while (g_hash_table_iter_next (&iter, &key, &count)) {
-    const TypeCount *t = count;
-    g_print ("  made since the warm-up and alive: %u %s (%s )\n", t->n,
-        (const gchar *)key, t->addresses->str);
-  }
+  while (g_hash_table_iter_next (&iter, &key, &count))
+    g_print ("  made since the warm-up and alive: %u %s\n",
+        GPOINTER_TO_UINT (count), (const gchar *)key);
 }
 
 /* RSS after glibc has handed back the free memory its arenas keep: with
