@@ -29,8 +29,8 @@
  *   a result names its round: a result of an earlier round after a later
  *   one, a repeated timestamp or a gap inside a round fails.
  *
- * Host RSS (after malloc_trim) and the process's GPU memory (nvidia-smi)
- * are measured with every lane drained and stopped (NULL), after a warm-up
+ * Host RSS (after malloc_trim) and GPU memory (nvidia-smi: the process's,
+ * or where it cannot see the process, the GPUs') are measured with every lane drained and stopped (NULL), after a warm-up
  * (a fifth of the run) and every tenth of the run after it; growth from the
  * warm-up to the end over 2% fails in runs of a minute or more. With
  * GST_TRACERS=leaks, each measurement also lists the objects made since
@@ -638,18 +638,15 @@ rss_parts (void)
   return g_string_free (parts, FALSE);
 }
 
-/* The GPU memory of this process in MiB, from nvidia-smi (the driver table
- * has no cuMemGetInfo, which would count other processes too); -1 with
- * @why when it cannot be known. */
-static gint64
-gpu_mib (gchar **why)
+/* Runs nvidia-smi with @query and returns its output, or NULL with @why. */
+static gchar *
+nvidia_smi (const gchar *query, gchar **why)
 {
-  const gchar *argv[] = { "nvidia-smi", "--query-compute-apps=pid,used_memory",
-    "--format=csv,noheader,nounits", NULL };
-  g_autofree gchar *out = NULL;
+  const gchar *argv[] = { "nvidia-smi", query, "--format=csv,noheader,nounits",
+    NULL };
+  gchar *out = NULL;
   g_autoptr (GError) error = NULL;
   gint status = 0;
-  gint64 total = -1;
 
   if (!g_spawn_sync (NULL, (gchar **)argv, NULL,
           G_SPAWN_SEARCH_PATH | G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL, &out,
@@ -657,9 +654,26 @@ gpu_mib (gchar **why)
       || !g_spawn_check_wait_status (status, NULL)) {
     *why = g_strdup_printf (
         "nvidia-smi did not run (%s)", error ? error->message : "it failed");
-    return -1;
+    g_free (out);
+    return NULL;
   }
-  g_auto (GStrv) lines = g_strsplit (out, "\n", -1);
+  return out;
+}
+
+/* The GPU memory of this process in MiB, from nvidia-smi; where it does
+ * not list this process (a container's PID namespace hides it), the memory
+ * in use on every GPU, which on a machine of its own is this process's
+ * plus the driver's. -1 with @why when neither can be known; @why also
+ * says when the figure is the devices'. */
+static gint64
+gpu_mib (gchar **why)
+{
+  g_autofree gchar *apps =
+      nvidia_smi ("--query-compute-apps=pid,used_memory", why);
+  if (apps == NULL)
+    return -1;
+  gint64 total = -1;
+  g_auto (GStrv) lines = g_strsplit (apps, "\n", -1);
   for (guint k = 0; lines[k]; k++) {
     guint64 pid = 0, mib = 0;
     if (sscanf (
@@ -668,9 +682,21 @@ gpu_mib (gchar **why)
         && pid == (guint64)getpid ())
       total = MAX (total, 0) + (gint64)mib;
   }
-  if (total < 0)
-    *why = g_strdup ("nvidia-smi does not list this process (another PID "
-                     "namespace?)");
+  if (total >= 0)
+    return total;
+
+  g_autofree gchar *used = nvidia_smi ("--query-gpu=memory.used", why);
+  if (used == NULL)
+    return -1;
+  g_auto (GStrv) gpus = g_strsplit (used, "\n", -1);
+  for (guint k = 0; gpus[k]; k++) {
+    guint64 mib = 0;
+    if (sscanf (gpus[k], "%" G_GUINT64_FORMAT, &mib) == 1)
+      total = MAX (total, 0) + (gint64)mib;
+  }
+  *why = g_strdup (total >= 0
+          ? "in use on the GPUs: nvidia-smi does not list this process"
+          : "nvidia-smi lists neither this process nor a GPU");
   return total;
 }
 
