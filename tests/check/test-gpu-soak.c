@@ -798,15 +798,20 @@ run (Lane *lanes, gint64 until)
   }
 }
 
+/* Fails a growth over 2%, plus @resolution MiB (what the figure is rounded
+ * to: nvidia-smi's whole MiB, of which there are few with every lane
+ * stopped). */
 static void
-check_growth (const gchar *what, gdouble before, gdouble after, gboolean check)
+check_growth (const gchar *what, gdouble before, gdouble after,
+    gdouble resolution, gboolean check)
 {
   const gdouble growth = before > 0 ? (after - before) / before : 0;
   g_print ("%s: %.1f -> %.1f MiB (%+.2f%%)%s\n", what, before, after,
       100 * growth, check ? "" : ", not checked: the run is under a minute");
   if (check)
-    fail_unless (growth <= 0.02, "%s grew by %.2f%% (%.1f -> %.1f MiB)", what,
-        100 * growth, before, after);
+    fail_unless (after <= before * 1.02 + resolution,
+        "%s grew by %.2f%% (%.1f -> %.1f MiB)", what, 100 * growth, before,
+        after);
 }
 
 GST_START_TEST (test_soak)
@@ -845,9 +850,9 @@ GST_START_TEST (test_soak)
       stats.discarded[STREAM_OUT], stats.seeks, stats.restarts, stats.pauses,
       stats.eos);
   const gboolean long_run = seconds >= 60;
-  check_growth ("RSS", warm.rss / 1048576.0, end.rss / 1048576.0, long_run);
+  check_growth ("RSS", warm.rss / 1048576.0, end.rss / 1048576.0, 0, long_run);
   if (warm.gpu >= 0 && end.gpu >= 0)
-    check_growth ("GPU memory", warm.gpu, end.gpu, long_run);
+    check_growth ("GPU memory", warm.gpu, end.gpu, 1, long_run);
   else
     g_print ("GPU memory: not checked: %s\n", end.why ? end.why : warm.why);
   g_free (warm.why);
@@ -879,8 +884,16 @@ main (int argc, char **argv)
    * them for minutes; each keeps a few MiB that malloc_trim cannot return
    * (/proc/self/smaps showed 20 new 64 MiB-aligned heaps in 70 s, with
    * malloc's bytes in use flat). A bound on arenas makes RSS measure what
-   * the elements keep, not how many arenas glibc has made so far. */
+   * the elements keep, not how many arenas glibc has made so far.
+   * glibc also raises its mmap threshold (up to 32 MiB) whenever a block it
+   * mapped is freed, after which buffers of that size come from the arenas
+   * and leave holes in them: from the warm-up to the end, RSS moved by -3%
+   * to +7% in runs of 180 to 200 s with glibc's defaults, and by +1.3%
+   * with these fixed thresholds, which keep every buffer over 128 KiB in a
+   * mapping of its own, returned when it is freed. */
   mallopt (M_ARENA_MAX, 8);
+  mallopt (M_MMAP_THRESHOLD, 128 << 10);
+  mallopt (M_TRIM_THRESHOLD, 128 << 10);
 #endif
   gst_check_init (&argc, &argv);
   cr_test_require_gpu ();
