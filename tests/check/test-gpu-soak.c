@@ -30,9 +30,10 @@
  *   one, a repeated timestamp or a gap inside a round fails.
  *
  * Host RSS (after malloc_trim) and GPU memory (nvidia-smi: the process's,
- * or where it cannot see the process, the GPUs') are measured with every lane drained and stopped (NULL), after a warm-up
- * (a fifth of the run) and every tenth of the run after it; growth from the
- * warm-up to the end over 2% fails in runs of a minute or more. With
+ * or where it cannot see the process, the GPUs') are measured with every
+ * lane drained and stopped (NULL), after a warm-up (a fifth of the run) and
+ * every tenth of the run after it; growth from the warm-up to the end over
+ * 2% fails in runs of a minute or more. With
  * GST_TRACERS=leaks, each measurement also lists the objects made since
  * the warm-up that are still alive.
  *
@@ -887,10 +888,10 @@ main (int argc, char **argv)
    * the elements keep, not how many arenas glibc has made so far.
    * glibc also raises its mmap threshold (up to 32 MiB) whenever a block it
    * mapped is freed, after which buffers of that size come from the arenas
-   * and leave holes in them: from the warm-up to the end, RSS moved by -3%
-   * to +7% in runs of 180 to 200 s with glibc's defaults, and by +1.3%
-   * with these fixed thresholds, which keep every buffer over 128 KiB in a
-   * mapping of its own, returned when it is freed. */
+   * and leave holes in them. From the warm-up to the end of runs of 180 to
+   * 200 s, RSS moved by +7% and -3% with glibc's defaults, and by +1.3% and
+   * -2.2% with these fixed thresholds, which keep every buffer over 128 KiB
+   * in a mapping of its own, returned when it is freed. */
   mallopt (M_ARENA_MAX, 8);
   mallopt (M_MMAP_THRESHOLD, 128 << 10);
   mallopt (M_TRIM_THRESHOLD, 128 << 10);
