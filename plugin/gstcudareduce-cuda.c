@@ -47,17 +47,21 @@ gpointer
 gst_cuda_reduce_cuda_open (
     GstCudaReduceCuda *cuda, GstElement *element, gint device_id)
 {
-  GstCudaContext *context = (GstCudaContext *)cuda->context;
+  /* The field itself, not a copy: the context that the search finds
+   * upstream arrives through set_context, into this field, and the search
+   * stops there. With a copy it went on to make a second context, and the
+   * first one's reference was overwritten and never released. */
+  GstCudaContext **field = (GstCudaContext **)&cuda->context;
 
   /* GStreamer opens the driver itself; without one our own error says
    * more. */
   if (!gst_cuda_load_library ())
     return NULL;
-  if (!gst_cuda_ensure_element_context (element, device_id, &context)) {
+  if (!gst_cuda_ensure_element_context (element, device_id, field)) {
     GST_WARNING_OBJECT (element, "no CUDA context from the pipeline");
     return NULL;
   }
-  cuda->context = GST_OBJECT (context);
+  GstCudaContext *context = *field;
   guint id = 0;
   g_object_get (context, "cuda-device-id", &id, NULL);
   GST_INFO_OBJECT (element,

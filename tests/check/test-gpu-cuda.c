@@ -115,6 +115,31 @@ GST_START_TEST (test_cuda_context_is_shared)
 
 GST_END_TEST;
 
+/* Where the last reference to cudaupload's context was, while it lives. */
+static gpointer upstream_context;
+
+static void
+watch_upstream_context (GstElement *pipeline)
+{
+  g_autoptr (GObject) upstream = cuda_context_of (pipeline, "frames");
+  upstream_context = upstream;
+  g_object_add_weak_pointer (upstream, &upstream_context);
+  assert_one_context (pipeline);
+}
+
+/* Each CUDA context holds hundreds of MiB of GPU memory: one that outlives
+ * its pipeline is a leak an application making pipelines runs out of GPU
+ * memory with (cudareduce kept cudaupload's, about 0.5 GiB a pipeline). */
+GST_START_TEST (test_cuda_context_is_released)
+{
+  g_autofree gchar *desc = upload_pipeline ("NV12", 64, 32, "");
+  cr_test_check_pipeline (desc, "NV12", 3, FALSE, -1, watch_upstream_context);
+  fail_unless (upstream_context == NULL,
+      "cudaupload's CUDA context outlived its pipeline");
+}
+
+GST_END_TEST;
+
 /* An H.264 clip (tests/data, 30 frames of 320x240 made by x264enc)
  * decoded on the GPU: cudareduce reads the decoder's frames where they
  * are, and the reference reads the frames of a second decode,
@@ -161,6 +186,7 @@ cuda_suite (void)
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_cuda_upload_every_format);
   tcase_add_test (tc, test_cuda_context_is_shared);
+  tcase_add_test (tc, test_cuda_context_is_released);
   tcase_add_test (tc, test_cuda_h264_clip);
   return s;
 }
