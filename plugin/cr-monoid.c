@@ -108,8 +108,8 @@ field_clear (gpointer data)
   g_free (((CrField *)data)->name);
 }
 
-static GArray *
-fields_new (void)
+GArray *
+cr_fields_new (void)
 {
   GArray *fields = g_array_new (FALSE, TRUE, sizeof (CrField));
   g_array_set_clear_func (fields, field_clear);
@@ -120,7 +120,7 @@ GArray *
 cr_fields_parse (
     const gchar *list, const gchar *key, gboolean allow_empty, GError **error)
 {
-  g_autoptr (GArray) fields = fields_new ();
+  g_autoptr (GArray) fields = cr_fields_new ();
   g_auto (GStrv) items = g_strsplit (list ? list : "", ";", -1);
   /* The names so far, borrowed from @fields: lists may be long. */
   g_autoptr (GHashTable) seen = g_hash_table_new (g_str_hash, g_str_equal);
@@ -209,6 +209,8 @@ monoid_clear (gpointer data)
   g_free (m->combine);
   g_free (m->identity);
   g_free (m->finalize);
+  g_clear_pointer (&m->members, g_ptr_array_unref);
+  g_strfreev (m->labels);
 }
 
 CrMonoid *
@@ -458,6 +460,20 @@ names_a_file (const gchar *name_or_path)
       || g_str_has_suffix (name_or_path, ".monoid");
 }
 
+/* Members joined by '+', or one labelled member ("lo=count_gt", a '='
+ * before any '/'); a file of that path stays one monoid. */
+static gboolean
+names_a_list (const gchar *name_or_path)
+{
+  const gchar *equals = strchr (name_or_path, '=');
+  const gchar *slash = strchr (name_or_path, '/');
+  if (strchr (name_or_path, '+') == NULL
+      && (equals == NULL || (slash && slash < equals)))
+    return FALSE;
+  return !(names_a_file (name_or_path)
+      && g_file_test (name_or_path, G_FILE_TEST_EXISTS));
+}
+
 CrMonoid *
 cr_monoid_load (const gchar *name_or_path, GError **error)
 {
@@ -467,6 +483,8 @@ cr_monoid_load (const gchar *name_or_path, GError **error)
         "a .monoid file");
     return NULL;
   }
+  if (names_a_list (name_or_path))
+    return cr_monoid_fuse (name_or_path, error);
   if (names_a_file (name_or_path)) {
     g_autofree gchar *contents = NULL;
     gsize length = 0;
@@ -502,7 +520,8 @@ cr_monoid_load (const gchar *name_or_path, GError **error)
 GArray *
 cr_monoid_result_fields (const CrMonoid *monoid)
 {
-  return monoid->finalize ? monoid->output : monoid->accumulator;
+  return monoid->finalize || monoid->members ? monoid->output
+                                             : monoid->accumulator;
 }
 
 void

@@ -48,6 +48,11 @@ typedef struct {
   gchar *combine;
   gchar *identity;
   gchar *finalize; /* NULL when absent */
+  /* A fused monoid (cr_monoid_fuse) has members and no bodies of its own:
+   * its fields are the members' under the names "label.field", and its
+   * output is every member's result fields, member by member. */
+  GPtrArray *members; /* CrMonoid; NULL for a single monoid */
+  gchar **labels; /* one per member */
 } CrMonoid;
 
 /* Validates @text; @origin names where it came from in error messages. */
@@ -57,8 +62,14 @@ CrMonoid *cr_monoid_new (
 CrMonoid *cr_monoid_new_from_data (
     const gchar *data, gsize length, const gchar *origin, GError **error);
 /* A built-in name ("sum") or a path to a .monoid file ("./my.monoid").
- * A name without '/' and not ending in ".monoid" is a built-in. */
+ * A name without '/' and not ending in ".monoid" is a built-in. A list
+ * joined by '+', or a labelled member ("lo=count_gt"), that is not the
+ * path of a file is a fused monoid. */
 CrMonoid *cr_monoid_load (const gchar *name_or_path, GError **error);
+/* Members joined by '+', each a built-in or a file, optionally labelled
+ * "label=member" (the label is the member's name otherwise): "sumsq+minmax",
+ * "lo=count_gt+hi=count_gt". */
+CrMonoid *cr_monoid_fuse (const gchar *list, GError **error);
 
 CrMonoid *cr_monoid_ref (CrMonoid *monoid);
 void cr_monoid_unref (CrMonoid *monoid);
@@ -70,6 +81,12 @@ GArray *cr_monoid_result_fields (const CrMonoid *monoid);
 /* Names of the built-in monoids, sorted; free with g_strfreev. */
 gchar **cr_monoid_builtin_names (void);
 
+/* The field name without a fused member's "label.": "threshold" for
+ * "lo.threshold". */
+const gchar *cr_field_base_name (const gchar *name);
+
+/* An empty list of CrField that frees their names. */
+GArray *cr_fields_new (void);
 /* Parses "name:type;name:type" for key @key; exposed for tests. */
 GArray *cr_fields_parse (
     const gchar *list, const gchar *key, gboolean allow_empty, GError **error);

@@ -53,13 +53,20 @@ comment_escape (const gchar *text)
   return g_uri_escape_string (text, COMMENT_SAFE, TRUE);
 }
 
+/* A fused monoid's fields are named "label.field", which is no C name:
+ * in its structs field k is cr_f<k>. */
 static void
-emit_struct (GString *s, const gchar *name, const CrLayout *layout)
+emit_struct (
+    GString *s, const gchar *name, const CrLayout *layout, gboolean fused)
 {
   g_string_append_printf (s, "struct %s {\n", name);
   for (guint f = 0; f < layout->n_fields; f++)
-    g_string_append_printf (
-        s, "  %s %s;\n", cr_type_name (layout->types[f]), layout->names[f]);
+    if (fused)
+      g_string_append_printf (s, "  %s cr_f%u; /* %s */\n",
+          cr_type_name (layout->types[f]), f, layout->names[f]);
+    else
+      g_string_append_printf (
+          s, "  %s %s;\n", cr_type_name (layout->types[f]), layout->names[f]);
   if (layout->n_fields == 0)
     g_string_append (s, "  unsigned int cr_unused;\n");
   g_string_append (s, "};\n");
@@ -115,6 +122,157 @@ kernel_template (gboolean per_channel)
   return texts[per_channel];
 }
 
+/* The structs and the four functions of @m, whose layouts are given. A
+ * fused monoid's members are emitted with their @label, each in a
+ * namespace of its own. */
+static void
+emit_monoid (GString *s, const CrMonoid *m, const CrLayout *acc,
+    const CrLayout *ctx, const CrLayout *out, const gchar *label)
+{
+  g_autofree gchar *identity =
+      g_strdup_printf ("Identity%s%s", label ? " of " : "", label ? label : "");
+  g_autofree gchar *load =
+      g_strdup_printf ("Load%s%s", label ? " of " : "", label ? label : "");
+  g_autofree gchar *combine =
+      g_strdup_printf ("Combine%s%s", label ? " of " : "", label ? label : "");
+  g_autofree gchar *finalize =
+      g_strdup_printf ("Finalize%s%s", label ? " of " : "", label ? label : "");
+
+  emit_struct (s, "Acc", acc, FALSE);
+  emit_struct (s, "Ctx", ctx, FALSE);
+  if (m->finalize)
+    emit_struct (s, "Out", out, FALSE);
+  else
+    g_string_append (s, "typedef Acc Out;\n");
+  emit_function (s, "Acc cr_identity (const Ctx &ctx)", identity, m->identity);
+  emit_function (s,
+      "Acc cr_load (const In x, const unsigned long long i, "
+      "const Ctx &ctx)",
+      load, m->load);
+  emit_function (s,
+      "Acc cr_combine (const Acc &a, const Acc &b, "
+      "const Ctx &ctx)",
+      combine, m->combine);
+  emit_function (s,
+      "Out cr_finalize (const Acc &a, const unsigned long long "
+      "n, const Ctx &ctx)",
+      finalize, m->finalize ? m->finalize : "return a;");
+}
+
+/* Assignments between member @k's struct @var (fields @member) and the
+ * fused struct @fused, whose fields from @base on are the member's. */
+static void
+emit_copies (GString *s, const CrLayout *member, const gchar *var,
+    const gchar *fused, guint base, gboolean to_member)
+{
+  for (guint f = 0; f < member->n_fields; f++)
+    if (to_member)
+      g_string_append_printf (
+          s, "  %s.%s = %s.cr_f%u;\n", var, member->names[f], fused, base + f);
+    else
+      g_string_append_printf (
+          s, "  %s.cr_f%u = %s.%s;\n", fused, base + f, var, member->names[f]);
+}
+
+#define MEMBER_FN "static __device__ __forceinline__ "
+
+/* A fused monoid: each member in its namespace cr_m<k>, the fused structs
+ * with every member's fields in turn, and functions that apply each
+ * member's to its part. The copies between the structs cost nothing once
+ * NVRTC has inlined them: the fields stay in registers. */
+static void
+emit_fused (GString *s, const CrProgram *p)
+{
+  const CrMonoid *fused = p->monoid;
+  const guint n = fused->members->len;
+  g_autofree CrLayout *acc = g_new0 (CrLayout, n);
+  g_autofree CrLayout *ctx = g_new0 (CrLayout, n);
+  g_autofree CrLayout *out = g_new0 (CrLayout, n);
+
+  for (guint k = 0; k < n; k++) {
+    const CrMonoid *m = g_ptr_array_index (fused->members, k);
+    cr_layout_init (&acc[k], m->accumulator, p->in);
+    cr_layout_init (&ctx[k], m->context, p->in);
+    cr_layout_init (&out[k], cr_monoid_result_fields (m), p->in);
+    g_string_append_printf (s, "namespace cr_m%u {\n", k);
+    emit_monoid (s, m, &acc[k], &ctx[k], &out[k], fused->labels[k]);
+    g_string_append_printf (s, "} /* namespace cr_m%u */\n", k);
+  }
+  emit_struct (s, "Acc", &p->acc, TRUE);
+  emit_struct (s, "Ctx", &p->ctx, TRUE);
+  emit_struct (s, "Out", &p->out, TRUE);
+
+  guint acc_base = 0, ctx_base = 0;
+  for (guint k = 0; k < n; k++) {
+    g_string_append_printf (s,
+        "/* %s's part of the fused structs. */\n" MEMBER_FN
+        "cr_m%u::Acc cr_m%u_acc (const Acc &a)\n{\n  cr_m%u::Acc m;\n",
+        fused->labels[k], k, k, k);
+    emit_copies (s, &acc[k], "m", "a", acc_base, TRUE);
+    g_string_append_printf (s,
+        "  return m;\n}\n" MEMBER_FN
+        "void cr_m%u_put (Acc &r, const cr_m%u::Acc &m)\n{\n",
+        k, k);
+    emit_copies (s, &acc[k], "m", "r", acc_base, FALSE);
+    g_string_append_printf (s,
+        "}\n" MEMBER_FN "cr_m%u::Ctx cr_m%u_ctx (const Ctx &ctx)\n{\n"
+        "  cr_m%u::Ctx m = {};\n",
+        k, k, k);
+    emit_copies (s, &ctx[k], "m", "ctx", ctx_base, TRUE);
+    g_string_append (s, "  return m;\n}\n");
+    acc_base += acc[k].n_fields;
+    ctx_base += ctx[k].n_fields;
+  }
+
+  GString *identity = g_string_new ("Acc r;\n");
+  GString *load = g_string_new ("Acc r;\n");
+  GString *combine = g_string_new ("Acc r;\n");
+  GString *finalize = g_string_new ("Out o;\n");
+  guint out_base = 0;
+  for (guint k = 0; k < n; k++) {
+    g_string_append_printf (identity,
+        "cr_m%u_put (r, cr_m%u::cr_identity (cr_m%u_ctx (ctx)));\n", k, k, k);
+    g_string_append_printf (load,
+        "cr_m%u_put (r, cr_m%u::cr_load (x, i, cr_m%u_ctx (ctx)));\n", k, k, k);
+    g_string_append_printf (combine,
+        "cr_m%u_put (r, cr_m%u::cr_combine (cr_m%u_acc (a), cr_m%u_acc (b), "
+        "cr_m%u_ctx (ctx)));\n",
+        k, k, k, k, k);
+    g_string_append_printf (finalize,
+        "{\n  const cr_m%u::Out m = cr_m%u::cr_finalize (cr_m%u_acc (a), n, "
+        "cr_m%u_ctx (ctx));\n",
+        k, k, k, k);
+    emit_copies (finalize, &out[k], "m", "o", out_base, FALSE);
+    g_string_append (finalize, "}\n");
+    out_base += out[k].n_fields;
+    cr_layout_clear (&acc[k]);
+    cr_layout_clear (&ctx[k]);
+    cr_layout_clear (&out[k]);
+  }
+  g_string_append (identity, "return r;");
+  g_string_append (load, "return r;");
+  g_string_append (combine, "return r;");
+  g_string_append (finalize, "return o;");
+  emit_function (
+      s, "Acc cr_identity (const Ctx &ctx)", "Identity", identity->str);
+  emit_function (s,
+      "Acc cr_load (const In x, const unsigned long long i, "
+      "const Ctx &ctx)",
+      "Load", load->str);
+  emit_function (s,
+      "Acc cr_combine (const Acc &a, const Acc &b, "
+      "const Ctx &ctx)",
+      "Combine", combine->str);
+  emit_function (s,
+      "Out cr_finalize (const Acc &a, const unsigned long long "
+      "n, const Ctx &ctx)",
+      "Finalize", finalize->str);
+  g_string_free (identity, TRUE);
+  g_string_free (load, TRUE);
+  g_string_free (combine, TRUE);
+  g_string_free (finalize, TRUE);
+}
+
 static CrProgram *
 program_new (CrMonoid *monoid, CrType in, gboolean per_channel)
 {
@@ -149,27 +307,10 @@ program_new (CrMonoid *monoid, CrType in, gboolean per_channel)
       "#define CR_BLOCK_THREADS %d\n#define CR_BATCH_MAX %d\n",
       in_max[in], in_lowest[in], cr_type_is_float (in), cr_type_is_signed (in),
       cr_type_size (in), CR_BLOCK_THREADS, CR_BATCH_MAX);
-  emit_struct (s, "Acc", &p->acc);
-  emit_struct (s, "Ctx", &p->ctx);
-  if (monoid->finalize)
-    emit_struct (s, "Out", &p->out);
+  if (monoid->members)
+    emit_fused (s, p);
   else
-    g_string_append (s, "typedef Acc Out;\n");
-
-  emit_function (
-      s, "Acc cr_identity (const Ctx &ctx)", "Identity", monoid->identity);
-  emit_function (s,
-      "Acc cr_load (const In x, const unsigned long long i, "
-      "const Ctx &ctx)",
-      "Load", monoid->load);
-  emit_function (s,
-      "Acc cr_combine (const Acc &a, const Acc &b, "
-      "const Ctx &ctx)",
-      "Combine", monoid->combine);
-  emit_function (s,
-      "Out cr_finalize (const Acc &a, const unsigned long long "
-      "n, const Ctx &ctx)",
-      "Finalize", monoid->finalize ? monoid->finalize : "return a;");
+    emit_monoid (s, monoid, &p->acc, &p->ctx, &p->out, NULL);
   g_string_append (s, kernel_template (per_channel));
   p->source = g_string_free (s, FALSE);
   return p;
@@ -185,6 +326,23 @@ CrProgram *
 cr_program_new_per_channel (CrMonoid *monoid, CrType in)
 {
   return program_new (monoid, in, TRUE);
+}
+
+gboolean
+cr_program_check_limits (const CrProgram *program, GError **error)
+{
+  if (program->acc.size <= CR_ACC_MAX_BYTES)
+    return TRUE;
+  g_set_error (error, CR_ERROR, CR_ERROR_FIELDS,
+      "The accumulator of monoid %s takes %" G_GSIZE_FORMAT " bytes on %s "
+      "input, and the kernels hold at most %d bytes (%d of them share a "
+      "block's 48 KiB of shared memory); %s",
+      program->monoid->name, program->acc.size, cr_type_name (program->in),
+      CR_ACC_MAX_BYTES, CR_BLOCK_THREADS + 8,
+      program->monoid->members
+          ? "fuse fewer members, or split them over several elements"
+          : "declare fewer or narrower fields");
+  return FALSE;
 }
 
 void
@@ -233,6 +391,45 @@ pack_value (CrType type, const GValue *value, guint8 *dst)
   return FALSE;
 }
 
+/* Stores @value in every context field that @key names: the field of that
+ * name, and in a fused monoid a member's field given as "label.field", or
+ * every member's field of that base name given as "field". */
+static gboolean
+pack_named (const CrProgram *program, const gchar *key, const GValue *value,
+    guint8 *ctx, GError **error)
+{
+  const CrLayout *layout = &program->ctx;
+  const gboolean qualified = strchr (key, '.') != NULL;
+  guint found = 0;
+
+  for (guint f = 0; f < layout->n_fields; f++) {
+    const gchar *name = layout->names[f];
+    if (strcmp (qualified ? name : cr_field_base_name (name), key) != 0)
+      continue;
+    found++;
+    if (!pack_value (layout->types[f], value, ctx + layout->offsets[f])) {
+      g_set_error (error, CR_ERROR, CR_ERROR_CONTEXT,
+          "The context value of \"%s\" (%s) does not fit its type %s", name,
+          G_VALUE_TYPE_NAME ((GValue *)value), cr_type_name (layout->types[f]));
+      return FALSE;
+    }
+  }
+  if (found == 0) {
+    if (program->monoid->members)
+      g_set_error (error, CR_ERROR, CR_ERROR_CONTEXT,
+          "The context names \"%s\", which no member of monoid %s "
+          "declares in Context; name a member's field as label.field",
+          key, program->monoid->name);
+    else
+      g_set_error (error, CR_ERROR, CR_ERROR_CONTEXT,
+          "The context names \"%s\", which monoid %s does not declare in "
+          "Context",
+          key, program->monoid->name);
+    return FALSE;
+  }
+  return TRUE;
+}
+
 gboolean
 cr_program_pack_context (const CrProgram *program, gdouble threshold,
     GHashTable *values, guint8 *ctx, GError **error)
@@ -240,37 +437,31 @@ cr_program_pack_context (const CrProgram *program, gdouble threshold,
   const CrLayout *layout = &program->ctx;
   memset (ctx, 0, layout->size);
 
-  gint t = cr_layout_find (layout, "threshold");
-  if (t >= 0
-      && !cr_type_store_double (
-          layout->types[t], threshold, ctx + layout->offsets[t])) {
-    g_set_error (error, CR_ERROR, CR_ERROR_CONTEXT,
-        "threshold=%g does not fit the context field threshold, of type %s",
-        threshold, cr_type_name (layout->types[t]));
-    return FALSE;
+  /* Every member's threshold, in a fused monoid. */
+  for (guint f = 0; f < layout->n_fields; f++) {
+    if (strcmp (cr_field_base_name (layout->names[f]), "threshold") != 0)
+      continue;
+    if (!cr_type_store_double (
+            layout->types[f], threshold, ctx + layout->offsets[f])) {
+      g_set_error (error, CR_ERROR, CR_ERROR_CONTEXT,
+          "threshold=%g does not fit the context field %s, of type %s",
+          threshold, layout->names[f], cr_type_name (layout->types[f]));
+      return FALSE;
+    }
   }
   if (values == NULL)
     return TRUE;
 
-  GHashTableIter iter;
-  gpointer key, value;
-  g_hash_table_iter_init (&iter, values);
-  while (g_hash_table_iter_next (&iter, &key, &value)) {
-    gint f = cr_layout_find (layout, key);
-    if (f < 0) {
-      g_set_error (error, CR_ERROR, CR_ERROR_CONTEXT,
-          "The context names \"%s\", which monoid %s does not declare in "
-          "Context",
-          (const gchar *)key, program->monoid->name);
-      return FALSE;
-    }
-    if (!pack_value (layout->types[f], value, ctx + layout->offsets[f])) {
-      g_set_error (error, CR_ERROR, CR_ERROR_CONTEXT,
-          "The context value of \"%s\" (%s) does not fit its type %s",
-          (const gchar *)key, G_VALUE_TYPE_NAME ((GValue *)value),
-          cr_type_name (layout->types[f]));
-      return FALSE;
-    }
+  /* The more specific wins: names for every member first, then the
+   * members' own ("lo.threshold"), whatever the structure's order. */
+  for (gint qualified = 0; qualified < 2; qualified++) {
+    GHashTableIter iter;
+    gpointer key, value;
+    g_hash_table_iter_init (&iter, values);
+    while (g_hash_table_iter_next (&iter, &key, &value))
+      if ((strchr (key, '.') != NULL) == qualified
+          && !pack_named (program, key, value, ctx, error))
+        return FALSE;
   }
   return TRUE;
 }

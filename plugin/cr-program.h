@@ -17,6 +17,11 @@ G_BEGIN_DECLS
  * driver accepts. */
 #define CR_BATCH_MAX 64
 
+/* The largest accumulator, in bytes: the batch kernel keeps
+ * CR_BLOCK_THREADS + 8 of them in shared memory, and a block's static
+ * shared memory is 48 KiB; at 192 bytes ptxas refuses the kernel. */
+#define CR_ACC_MAX_BYTES 184
+
 typedef struct {
   CrMonoid *monoid;
   CrType in;
@@ -33,6 +38,10 @@ CrProgram *cr_program_new (CrMonoid *monoid, CrType in);
  * cr_reducer_set_channels() needs. */
 CrProgram *cr_program_new_per_channel (CrMonoid *monoid, CrType in);
 void cr_program_free (CrProgram *program);
+/* Whether the kernels can hold @program's accumulator (CR_ERROR_FIELDS
+ * says why not): checked before compiling, where NVRTC would only say
+ * that a kernel uses too much shared data. */
+gboolean cr_program_check_limits (const CrProgram *program, GError **error);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (CrProgram, cr_program_free)
 
 /* @source with each line prefixed by its number, as compiler logs cite it. */

@@ -182,6 +182,8 @@ CrReducer *
 cr_reducer_new (
     CrDevice *device, const CrProgram *program, gchar **log, GError **error)
 {
+  if (!cr_program_check_limits (program, error))
+    return NULL;
   g_autoptr (CrReducer) r = g_new0 (CrReducer, 1);
   r->device = cr_device_ref (device);
   r->program = program;

@@ -258,6 +258,98 @@ GST_START_TEST (test_body_ending_in_a_backslash)
 
 GST_END_TEST;
 
+static CrCompiled *
+compile_or_print (const CrProgram *program, gint arch, GError **error)
+{
+  g_autofree gchar *log = NULL;
+  CrCompiled *c =
+      cr_compile (program->source, arch, CR_COMPILE_NO_CACHE, &log, error);
+  if (c == NULL) {
+    /* The source and log are too long for check's message. */
+    g_autofree gchar *numbered = cr_source_number_lines (program->source);
+    g_printerr ("%s\n%s\n", log ? log : "", numbered);
+  }
+  return c;
+}
+
+/* Fused monoids: three built-ins for every input type, with and without
+ * the per-channel kernels; four with finalizers and context, members
+ * labelled apart, twice the same monoid. */
+GST_START_TEST (test_fused_compile)
+{
+  static const gchar *const lists[] = {
+    "sumsq+minmax+count_gt",
+    "mean_var+argmax+lo=count_gt+hi=count_gt",
+  };
+  guint compiled = 0;
+
+  for (guint l = 0; l < G_N_ELEMENTS (lists); l++) {
+    g_autoptr (GError) error = NULL;
+    g_autoptr (CrMonoid) monoid = cr_monoid_load (lists[l], &error);
+    fail_unless (monoid != NULL, "%s", error ? error->message : "");
+    for (gint t = 0; t < CR_N_TYPES; t++) {
+      g_autoptr (CrProgram) program = l == 0 || t % 3 == 0
+          ? cr_program_new_per_channel (monoid, t)
+          : cr_program_new (monoid, t);
+      g_autoptr (CrCompiled) c = compile_or_print (program, archs[0], &error);
+      fail_unless (c != NULL, "%s on %s: %s", lists[l], cr_type_name (t),
+          error ? error->message : "");
+      compiled++;
+    }
+  }
+  g_print ("%u builds of fused monoids\n", compiled);
+}
+
+GST_END_TEST;
+
+/* A monoid of @n float64 accumulator fields, on float32 input. */
+static CrProgram *
+wide_program (guint n)
+{
+  g_autoptr (GString) fields = g_string_new (NULL);
+  g_autoptr (GString) load = g_string_new ("Acc r; ");
+  g_autoptr (GString) combine = g_string_new ("Acc r; ");
+  g_autoptr (GString) identity = g_string_new ("Acc r; ");
+  for (guint f = 0; f < n; f++) {
+    g_string_append_printf (fields, "f%u:float64;", f);
+    g_string_append_printf (load, "r.f%u = x * %u; ", f, f);
+    g_string_append_printf (combine, "r.f%u = a.f%u + b.f%u; ", f, f, f);
+    g_string_append_printf (identity, "r.f%u = 0; ", f);
+  }
+  g_string_append (load, "return r;");
+  g_string_append (combine, "return r;");
+  g_string_append (identity, "return r;");
+  CrMonoidText text = { .name = "wide_acc",
+    .accumulator = fields->str,
+    .load = load->str,
+    .combine = combine->str,
+    .identity = identity->str };
+  g_autoptr (GError) error = NULL;
+  g_autoptr (CrMonoid) monoid = cr_monoid_new (&text, "test", &error);
+  fail_unless (monoid != NULL, "%s", error ? error->message : "");
+  return cr_program_new (monoid, CR_TYPE_FLOAT32);
+}
+
+/* CR_ACC_MAX_BYTES is what the kernels really hold: an accumulator of
+ * that size compiles, and a larger one is refused before NVRTC. */
+GST_START_TEST (test_largest_accumulator_compiles)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (CrProgram) largest = wide_program (CR_ACC_MAX_BYTES / 8);
+  g_autoptr (CrProgram) larger = wide_program (CR_ACC_MAX_BYTES / 8 + 1);
+
+  fail_unless_equals_int (largest->acc.size, CR_ACC_MAX_BYTES);
+  fail_unless (cr_program_check_limits (largest, &error));
+  g_autoptr (CrCompiled) c = compile_or_print (largest, archs[0], &error);
+  fail_unless (c != NULL, "%s", error ? error->message : "");
+  fail_if (cr_program_check_limits (larger, &error));
+  fail_unless (g_error_matches (error, CR_ERROR, CR_ERROR_FIELDS));
+  fail_unless (
+      strstr (error->message, "192 bytes") != NULL, "%s", error->message);
+}
+
+GST_END_TEST;
+
 static Suite *
 compile_suite (void)
 {
@@ -271,6 +363,8 @@ compile_suite (void)
   tcase_add_test (tc, test_body_ending_in_a_backslash);
   tcase_add_test (tc, test_cache_roundtrip_and_corruption);
   tcase_add_test (tc, test_builtins_compile);
+  tcase_add_test (tc, test_fused_compile);
+  tcase_add_test (tc, test_largest_accumulator_compiles);
   return s;
 }
 

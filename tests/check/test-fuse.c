@@ -1,0 +1,280 @@
+/* test-fuse.c: fused monoids (monoid=a+b+c): their members, labels and
+ * qualified fields, what is refused, and their context. No GPU and no
+ * NVRTC needed (test-compile.c compiles them). */
+#include "cr-test-util.h"
+
+#include "cr-error.h"
+#include "cr-program.h"
+
+#include <glib/gstdio.h>
+#include <string.h>
+
+static CrMonoid *
+fuse (const gchar *list)
+{
+  g_autoptr (GError) error = NULL;
+  CrMonoid *m = cr_monoid_load (list, &error);
+  fail_unless (m != NULL, "%s: %s", list, error ? error->message : "");
+  return m;
+}
+
+static void
+assert_names (GArray *fields, const gchar *expected)
+{
+  g_autoptr (GString) names = g_string_new (NULL);
+  for (guint f = 0; f < fields->len; f++)
+    g_string_append_printf (
+        names, "%s%s", f ? ";" : "", g_array_index (fields, CrField, f).name);
+  fail_unless_equals_string (names->str, expected);
+}
+
+static void
+assert_refused (const gchar *list, gint code, const gchar *mention)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (CrMonoid) m = cr_monoid_load (list, &error);
+  fail_unless (m == NULL, "%s was accepted", list);
+  fail_unless (g_error_matches (error, CR_ERROR, code), "%s: %s (code %d)",
+      list, error->message, error->code);
+  fail_unless (strstr (error->message, mention) != NULL,
+      "%s: \"%s\" does not mention \"%s\"", list, error->message, mention);
+}
+
+/* Every member's fields, member by member, under its label. */
+GST_START_TEST (test_fused_fields)
+{
+  g_autoptr (CrMonoid) m = fuse ("sumsq+minmax+count_gt");
+
+  fail_unless_equals_int (m->members->len, 3);
+  fail_unless_equals_string (m->name, "sumsq+minmax+count_gt");
+  assert_names (m->accumulator,
+      "sumsq.sum;sumsq.sumsq;minmax.min;minmax.max;count_gt.greater");
+  assert_names (m->context, "count_gt.threshold");
+  assert_names (cr_monoid_result_fields (m),
+      "sumsq.sum;sumsq.sumsq;minmax.min;minmax.max;count_gt.greater");
+  /* Types follow the members' for each input type. */
+  g_autoptr (CrProgram) p = cr_program_new (m, CR_TYPE_INT16);
+  fail_unless_equals_int (p->out.types[0], CR_TYPE_INT64);
+  fail_unless_equals_int (p->out.types[2], CR_TYPE_INT16);
+  fail_unless_equals_int (p->out.types[4], CR_TYPE_UINT64);
+}
+
+GST_END_TEST;
+
+/* A member with Finalize gives its Output fields; the accumulator keeps
+ * what it combines. */
+GST_START_TEST (test_fused_finalize)
+{
+  g_autoptr (CrMonoid) m = fuse ("mean_var+max");
+
+  assert_names (
+      cr_monoid_result_fields (m), "mean_var.mean;mean_var.variance;max.max");
+  assert_names (m->accumulator,
+      "mean_var.count;mean_var.shift;mean_var.s1;mean_var.s2;max.max");
+  g_autoptr (CrProgram) p = cr_program_new (m, CR_TYPE_FLOAT32);
+  fail_unless (strstr (p->source, "namespace cr_m0 {") != NULL);
+  fail_unless (
+      strstr (p->source, "cr_m1::cr_finalize (cr_m1_acc (a), n,") != NULL);
+  fail_unless (
+      strstr (p->source, "  float64 cr_f1; /* mean_var.variance */") != NULL);
+}
+
+GST_END_TEST;
+
+/* The same monoid twice, labelled apart; the name keeps the labels. */
+GST_START_TEST (test_fused_labels)
+{
+  g_autoptr (CrMonoid) m = fuse ("lo=count_gt + hi = count_gt+sum");
+
+  fail_unless_equals_string (m->name, "lo=count_gt+hi=count_gt+sum");
+  fail_unless_equals_string (m->labels[0], "lo");
+  fail_unless_equals_string (m->labels[2], "sum");
+  assert_names (m->context, "lo.threshold;hi.threshold");
+  assert_names (cr_monoid_result_fields (m), "lo.greater;hi.greater;sum.sum");
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_fused_refusals)
+{
+  assert_refused (
+      "count_gt+count_gt", CR_ERROR_FIELDS, "lo=count_gt+hi=count_gt");
+  assert_refused ("sum+x=max+x=min", CR_ERROR_FIELDS, "\"x\"");
+  assert_refused ("sum+nope", CR_ERROR_UNKNOWN_MONOID, "member 2");
+  assert_refused ("sum+nope", CR_ERROR_UNKNOWN_MONOID, "\"nope\"");
+  assert_refused ("sum++max", CR_ERROR_UNKNOWN_MONOID, "empty member 2");
+  assert_refused ("sum+", CR_ERROR_UNKNOWN_MONOID, "empty member 2");
+  assert_refused ("sum+lo=", CR_ERROR_UNKNOWN_MONOID, "empty member 2");
+  assert_refused ("1x=sum+max", CR_ERROR_FIELDS, "label \"1x\"");
+  assert_refused ("a.b=sum+max", CR_ERROR_FIELDS, "label \"a.b\"");
+}
+
+GST_END_TEST;
+
+static gchar *
+write_monoid (const gchar *dir, const gchar *file, const gchar *name)
+{
+  g_autofree gchar *data = g_strdup_printf ("[Monoid]\n"
+                                            "Name=%s\n"
+                                            "Accumulator=n:uint64\n"
+                                            "Load=Acc r; r.n = 1; return r;\n"
+                                            "Combine=Acc r; r.n = a.n + b.n; "
+                                            "return r;\n"
+                                            "Identity=Acc r; r.n = 0; return "
+                                            "r;\n",
+      name);
+  gchar *path = g_build_filename (dir, file, NULL);
+  fail_unless (g_file_set_contents (path, data, -1, NULL));
+  return path;
+}
+
+/* Files as members; a file whose path has a '+' is one monoid; a member
+ * whose name is no label needs one. */
+GST_START_TEST (test_fused_files)
+{
+  g_autofree gchar *dir = g_dir_make_tmp ("cr-fuse-XXXXXX", NULL);
+  g_autofree gchar *plus = write_monoid (dir, "c++.monoid", "counter");
+  g_autofree gchar *counter = write_monoid (dir, "counter.monoid", "counter");
+  g_autofree gchar *spaced = write_monoid (dir, "spaced.monoid", "my count");
+  g_autoptr (GError) error = NULL;
+
+  g_autoptr (CrMonoid) single = fuse (plus);
+  fail_unless (single->members == NULL);
+  fail_unless_equals_string (single->name, "counter");
+
+  /* In a list, though, the '+' separates members. */
+  g_autofree gchar *with_plus = g_strconcat ("sum+", plus, NULL);
+  assert_refused (with_plus, CR_ERROR_MONOID_FILE, "member 2");
+  g_autofree gchar *with_file = g_strconcat ("sum+", counter, NULL);
+  g_autoptr (CrMonoid) fused = fuse (with_file);
+  assert_names (cr_monoid_result_fields (fused), "sum.sum;counter.n");
+  fail_unless (strstr (fused->origin, counter) != NULL, "%s", fused->origin);
+
+  g_autofree gchar *unlabelled = g_strconcat ("sum+", spaced, NULL);
+  assert_refused (unlabelled, CR_ERROR_FIELDS, "label it label=");
+  g_autofree gchar *labelled = g_strconcat ("sum+mine=", spaced, NULL);
+  g_autoptr (CrMonoid) ok = fuse (labelled);
+  assert_names (cr_monoid_result_fields (ok), "sum.sum;mine.n");
+
+  g_unlink (plus);
+  g_unlink (counter);
+  g_unlink (spaced);
+  g_rmdir (dir);
+}
+
+GST_END_TEST;
+
+static gboolean
+add_value (GQuark field, const GValue *value, gpointer table)
+{
+  g_hash_table_insert (
+      table, (gpointer)g_quark_to_string (field), (gpointer)value);
+  return TRUE;
+}
+
+/* The structure's values by name, as the element hands them over. */
+static GHashTable *
+context_table (const GstStructure *s)
+{
+  GHashTable *table = g_hash_table_new (g_str_hash, g_str_equal);
+  gst_structure_foreach (s, add_value, table);
+  return table;
+}
+
+static gdouble
+packed_double (const CrProgram *p, const gchar *name, const guint8 *ctx)
+{
+  gint f = cr_layout_find (&p->ctx, name);
+  fail_unless (f >= 0, "no context field %s", name);
+  gdouble v;
+  memcpy (&v, ctx + p->ctx.offsets[f], sizeof v);
+  return v;
+}
+
+/* threshold sets every member's; a plain name in the structure sets every
+ * member's field of that name, label.name one member's, and the member's
+ * own wins whatever the order. */
+GST_START_TEST (test_fused_context)
+{
+  g_autoptr (CrMonoid) m = fuse ("lo=count_gt+hi=count_gt+sum");
+  g_autoptr (CrProgram) p = cr_program_new (m, CR_TYPE_FLOAT32);
+  g_autofree guint8 *ctx = g_malloc (p->ctx.size);
+  g_autoptr (GError) error = NULL;
+
+  fail_unless (cr_program_pack_context (p, 0.25, NULL, ctx, &error));
+  fail_unless_equals_float (packed_double (p, "lo.threshold", ctx), 0.25);
+  fail_unless_equals_float (packed_double (p, "hi.threshold", ctx), 0.25);
+
+  for (gint order = 0; order < 2; order++) {
+    g_autoptr (GstStructure) s = gst_structure_from_string (order
+            ? "ctx, threshold=(double)0.5, hi.threshold=(double)0.75"
+            : "ctx, hi.threshold=(double)0.75, threshold=(double)0.5",
+        NULL);
+    fail_unless (s != NULL);
+    g_autoptr (GHashTable) values = context_table (s);
+    fail_unless (cr_program_pack_context (p, 0.25, values, ctx, &error), "%s",
+        error ? error->message : "");
+    fail_unless_equals_float (packed_double (p, "lo.threshold", ctx), 0.5);
+    fail_unless_equals_float (packed_double (p, "hi.threshold", ctx), 0.75);
+  }
+
+  static const gchar *const unknown[] = { "ctx, limit=(double)1",
+    "ctx, sum.threshold=(double)1", "ctx, mid.threshold=(double)1",
+    "ctx, lo.limit=(double)1" };
+  for (guint k = 0; k < G_N_ELEMENTS (unknown); k++) {
+    g_autoptr (GstStructure) s = gst_structure_from_string (unknown[k], NULL);
+    g_autoptr (GHashTable) values = context_table (s);
+    fail_if (
+        cr_program_pack_context (p, 0, values, ctx, &error), "%s", unknown[k]);
+    fail_unless (g_error_matches (error, CR_ERROR, CR_ERROR_CONTEXT));
+    fail_unless (
+        strstr (error->message, "no member") != NULL, "%s", error->message);
+    g_clear_error (&error);
+  }
+}
+
+GST_END_TEST;
+
+/* Accumulators beyond what the kernels' shared memory holds are refused
+ * before anything is compiled, with what to do instead. */
+GST_START_TEST (test_fused_accumulator_limit)
+{
+  g_autoptr (GString) list = g_string_new ("m0=mean_var");
+  guint members = 1;
+  for (;; members++) {
+    g_autoptr (CrMonoid) m = fuse (list->str);
+    g_autoptr (CrProgram) p = cr_program_new (m, CR_TYPE_INT8);
+    g_autoptr (GError) error = NULL;
+    if (p->acc.size > CR_ACC_MAX_BYTES) {
+      fail_if (cr_program_check_limits (p, &error));
+      fail_unless (g_error_matches (error, CR_ERROR, CR_ERROR_FIELDS));
+      fail_unless (strstr (error->message, "fuse fewer members") != NULL, "%s",
+          error->message);
+      break;
+    }
+    fail_unless (cr_program_check_limits (p, &error), "%s", error->message);
+    g_string_append_printf (list, "+m%u=mean_var", members);
+  }
+  /* mean_var's accumulator is four doubles. */
+  fail_unless_equals_int (members, CR_ACC_MAX_BYTES / 32 + 1);
+}
+
+GST_END_TEST;
+
+static Suite *
+fuse_suite (void)
+{
+  Suite *s = suite_create ("fuse");
+  TCase *tc = tcase_create ("fuse");
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_fused_fields);
+  tcase_add_test (tc, test_fused_finalize);
+  tcase_add_test (tc, test_fused_labels);
+  tcase_add_test (tc, test_fused_refusals);
+  tcase_add_test (tc, test_fused_files);
+  tcase_add_test (tc, test_fused_context);
+  tcase_add_test (tc, test_fused_accumulator_limit);
+  return s;
+}
+
+GST_CHECK_MAIN (fuse);
