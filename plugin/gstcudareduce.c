@@ -60,6 +60,7 @@
 
 #include "gstcudareduce.h"
 
+#include "cr-error.h"
 #include "gstcudareduce-batches.h"
 #include "gstcudareduce-caps.h"
 #include "gstcudareduce-cuda.h"
@@ -344,7 +345,7 @@ gst_cuda_reduce_get_property (
 /* The monoid the properties describe now: parsed once per change of the
  * monoid's properties, from any thread. */
 static CrMonoid *
-current_monoid (GstCudaReduce *self, GError **error)
+parse_monoid (GstCudaReduce *self, GError **error)
 {
   GST_OBJECT_LOCK (self);
   if (self->parsed.monoid && self->parsed.serial == self->monoid_serial) {
@@ -387,6 +388,34 @@ current_monoid (GstCudaReduce *self, GError **error)
       self->parsed.serial = serial;
     }
     GST_OBJECT_UNLOCK (self);
+  }
+  return m;
+}
+
+/* At most this many tensors in an output buffer: a GstBuffer holds 16
+ * memories (it merges more into one), and NNStreamer's static tensors are
+ * as many. */
+#define MAX_TENSORS 16
+
+/* current_monoid, and whether the output mode can carry its results. */
+static CrMonoid *
+current_monoid (GstCudaReduce *self, GError **error)
+{
+  CrMonoid *m = parse_monoid (self, error);
+  if (m == NULL)
+    return NULL;
+  GST_OBJECT_LOCK (self);
+  gboolean tensor = self->output == GST_CUDA_REDUCE_OUTPUT_TENSOR;
+  GST_OBJECT_UNLOCK (self);
+  guint n = cr_monoid_result_fields (m)->len;
+  if (tensor && n > MAX_TENSORS) {
+    g_set_error (error, CR_ERROR, CR_ERROR_FIELDS,
+        "output=tensor carries at most %d tensors, one per result field, "
+        "and monoid %s has %u result fields; fuse fewer members, or use "
+        "output=message",
+        MAX_TENSORS, m->name, n);
+    cr_monoid_unref (m);
+    return NULL;
   }
   return m;
 }

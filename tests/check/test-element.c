@@ -269,6 +269,24 @@ GST_START_TEST (test_tensor_caps_from_monoid)
 
 GST_END_TEST;
 
+/* A fused monoid: one tensor per member's result field, member by member,
+ * each of its member's type. */
+GST_START_TEST (test_tensor_caps_of_fused_monoid)
+{
+  GstElement *e = new_element ();
+  gst_util_set_object_arg (G_OBJECT (e), "output", "tensor");
+  g_object_set (e, "monoid", "mean_var+minmax+lo=count_gt", NULL);
+  assert_caps (transform_caps (e, GST_PAD_SINK,
+                   "audio/x-raw, format=S16LE, "
+                   "layout=interleaved, rate=8000, channels=1"),
+      "other/tensors, format=static, num_tensors=5, "
+      "types=\"float64,float64,int16,int16,uint64\", "
+      "dimensions=\"1,1,1,1,1\", framerate=0/1");
+  gst_object_unref (e);
+}
+
+GST_END_TEST;
+
 /* Starts a fresh element configured by @props and returns the error it
  * posted; the start must fail. */
 static GstMessage *
@@ -332,6 +350,14 @@ GST_START_TEST (test_start_with_bad_monoid)
   assert_error (start_error ("accumulator", "s:float16", "load", "return 0;",
                     "combine", "return a;", "identity", "return 0;", NULL),
       GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_SETTINGS, "float16");
+  assert_error (start_error ("monoid", "sum+nope", NULL), GST_LIBRARY_ERROR,
+      GST_LIBRARY_ERROR_SETTINGS, "member 2");
+  /* 18 result fields: more than an output buffer's 16 tensors. */
+  assert_error (start_error ("monoid",
+                    "a=sumsq+b=sumsq+c=sumsq+d=sumsq+e=sumsq+f=sumsq+"
+                    "g=sumsq+h=sumsq+i=sumsq",
+                    "output", "tensor", NULL),
+      GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_SETTINGS, "at most 16 tensors");
 }
 
 GST_END_TEST;
@@ -405,6 +431,7 @@ element_suite (void)
   tcase_add_test (tc, test_video_caps);
   tcase_add_test (tc, test_tensor_caps_of_components);
   tcase_add_test (tc, test_tensor_caps_from_monoid);
+  tcase_add_test (tc, test_tensor_caps_of_fused_monoid);
   tcase_add_test (tc, test_start_without_driver);
   tcase_add_test (tc, test_start_with_bad_monoid);
   tcase_add_test (tc, test_engine_log_in_debug_log);
