@@ -91,6 +91,11 @@ GST_START_TEST (test_fused_labels)
   fail_unless_equals_string (m->labels[2], "sum");
   assert_names (m->context, "lo.threshold;hi.threshold");
   assert_names (cr_monoid_result_fields (m), "lo.greater;hi.greater;sum.sum");
+
+  /* One labelled member is a fused monoid of one. */
+  g_autoptr (CrMonoid) one = fuse ("peak=max");
+  fail_unless_equals_int (one->members->len, 1);
+  assert_names (cr_monoid_result_fields (one), "peak.max");
 }
 
 GST_END_TEST;
