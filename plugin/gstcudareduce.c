@@ -14,7 +14,7 @@
  * optional finalize step, compiled at run time by NVRTC. Built-in monoids
  * are `sum`, `sumsq`, `min`, `max`, `minmax`, `absmax`, `mean_var`,
  * `count_gt` and `argmax`; others come from a `.monoid` file or from the
- * inline properties.
+ * inline properties. Several joined by `+` are computed in one pass.
  *
  * With `output=message` (the default) buffers pass through unchanged and
  * each result is posted as an element message named `cudareduce` carrying
@@ -56,6 +56,12 @@
  *     audio/x-raw,format=F32LE,channels=2 ! cudareduce monoid=sumsq \
  *     per-channel=true interval=100000000 ! fakesink
  * ]| posts per-channel sums of squares every 100 ms.
+ * |[
+ * gst-launch-1.0 -m audiotestsrc num-buffers=10 ! audio/x-raw,format=S16LE ! \
+ *     cudareduce monoid=sumsq+minmax+count_gt threshold=1000 ! fakesink
+ * ]| computes three monoids in one pass over each buffer, posting their
+ * results as sumsq.sum, sumsq.sumsq, minmax.min, minmax.max and
+ * count_gt.greater.
  */
 
 #include "gstcudareduce.h"
@@ -1219,8 +1225,11 @@ gst_cuda_reduce_class_init (GstCudaReduceClass *klass)
       g_param_spec_string ("monoid", "Monoid",
           "A built-in monoid (sum, sumsq, min, max, minmax, absmax, mean_var, "
           "count_gt, argmax) or the path of a .monoid file (containing '/' or "
-          "ending in .monoid). When the load property is set, the inline "
-          "properties define the monoid and this only names it",
+          "ending in .monoid); several joined by '+' are computed in one pass "
+          "(sumsq+minmax), with results named label.field, the label being "
+          "the member's name or given as label=member "
+          "(lo=count_gt+hi=count_gt). When the load property is set, the "
+          "inline properties define the monoid and this only names it",
           DEFAULT_MONOID, MONOID_FLAGS));
   install_inline_property (gobject_class, PROP_ACCUMULATOR, "accumulator",
       "Inline monoid: the accumulator's fields as name:type;name:type, types "
