@@ -7,23 +7,20 @@
  * fails the run.
  *
  *   bench-reduce [--max-bytes N] [--csv FILE] [--compile-csv FILE]
- *                [--channels-csv FILE]
+ *                [--channels-csv FILE] [--fused-csv FILE] [--channels-only]
  *
  * Per-channel results (2, 6 and 1024 channels) are timed against the
  * single result on the same bytes in the same run, and checked per channel.
+ * Fused monoids are timed against their members (bench-fused.c). Cold
+ * compiles cover every built-in, single and per channel, and fused
+ * programs.
  *
  * GB/s is input bytes over the median time of one reduction (CUDA events
  * around batches of back-to-back launches, after warm-up), rotating over a
  * region of several times the L2 cache so that the cache is not measured. */
+#include "bench-reduce.h"
 #include "cr-compiler.h"
-#include "cr-cuda.h"
 #include "cr-error.h"
-#include "cr-program.h"
-#include "cr-reducer.h"
-
-#ifdef CR_HAVE_CUB
-#include "cub-reduce.h"
-#endif
 
 #include <glib/gstdio.h>
 #include <math.h>
@@ -31,7 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MIN_BYTES (4 << 10)
+#define MIN_BYTES BENCH_MIN_BYTES
 #define REGION_MIN (512u << 20) /* several times the H200's 60 MB L2 */
 #define BATCHES 15
 #define WARMUP 3
@@ -77,22 +74,7 @@ static const Case cases[] = {
   { "inline abs_sum", NULL, CR_TYPE_FLOAT32, 0, -1 },
 };
 
-typedef struct {
-  const CrDriver *cu;
-  CrDevice *device;
-  CUstream stream;
-  gsize region_bytes;
-  CUdeviceptr region[2]; /* int32 data, float32 data */
-  guint8 *host[2];
-  CUdeviceptr copy_dst;
-  CUdeviceptr scratch; /* CUB's output */
-  CUdeviceptr temp;
-  gsize temp_bytes;
-  CUevent start, end;
-  gboolean failed;
-} Bench;
-
-static void
+void
 die (const gchar *what, GError *error)
 {
   g_printerr ("bench-reduce: %s: %s\n", what, error ? error->message : "");
@@ -109,7 +91,7 @@ check_cu (CUresult res, const gchar *what)
   }
 }
 
-static gint
+gint
 region_of (CrType type)
 {
   return type == CR_TYPE_INT32 ? 0 : 1;
@@ -136,11 +118,7 @@ fill (guint8 *data, gsize bytes, gint which, guint64 seed)
   }
 }
 
-/* Median seconds of one call of @launch, over batches of back-to-back
- * calls on buffers taken in turn from the region. */
-typedef void (*LaunchFn) (Bench *b, gpointer data, CUdeviceptr in, gsize n);
-
-static gdouble
+gdouble
 time_launches (
     Bench *b, LaunchFn launch, gpointer data, gint which, gsize bytes)
 {
@@ -171,12 +149,7 @@ time_launches (
   return times[BATCHES / 2];
 }
 
-typedef struct {
-  CrReducer *reducer;
-  const guint8 *ctx;
-} OurLaunch;
-
-static void
+void
 launch_ours (Bench *b, gpointer data, CUdeviceptr in, gsize n)
 {
   OurLaunch *our = data;
@@ -211,7 +184,7 @@ launch_cub (Bench *b, gpointer data, CUdeviceptr in, gsize n)
   }
 }
 
-static gdouble
+gdouble
 time_cub (Bench *b, CrCubOp op, gdouble threshold, gint which, gsize bytes)
 {
   CubLaunch cub = { op, threshold };
@@ -487,7 +460,7 @@ run_channels (Bench *b, gsize max_bytes, FILE *csv)
 /* In a child process: the time from nothing in memory to a loaded kernel,
  * with the compiled image on disk. Printed for the parent to read. */
 static int
-warm_start (const gchar *name)
+warm_start (const gchar *name, gboolean per_channel)
 {
   g_autoptr (GError) error = NULL;
   g_autoptr (CrDevice) device = cr_device_open (-1, &error);
@@ -495,7 +468,9 @@ warm_start (const gchar *name)
     die ("device", error);
   gint64 t0 = g_get_monotonic_time ();
   g_autoptr (CrMonoid) monoid = cr_monoid_load (name, &error);
-  g_autoptr (CrProgram) program = cr_program_new (monoid, CR_TYPE_FLOAT32);
+  g_autoptr (CrProgram) program = per_channel
+      ? cr_program_new_per_channel (monoid, CR_TYPE_FLOAT32)
+      : cr_program_new (monoid, CR_TYPE_FLOAT32);
   g_autoptr (CrReducer) reducer =
       cr_reducer_new (device, program, NULL, &error);
   gint64 t1 = g_get_monotonic_time ();
@@ -506,37 +481,60 @@ warm_start (const gchar *name)
   return 0;
 }
 
+/* The cold compile of one program, and its warm start in a new process
+ * (from the cache the compile wrote). */
+static void
+compile_cost (Bench *b, const gchar *self, FILE *csv, const gchar *name,
+    gboolean per_channel)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (CrMonoid) monoid = cr_monoid_load (name, &error);
+  if (monoid == NULL)
+    die (name, error);
+  g_autoptr (CrProgram) program = per_channel
+      ? cr_program_new_per_channel (monoid, CR_TYPE_FLOAT32)
+      : cr_program_new (monoid, CR_TYPE_FLOAT32);
+  /* Compiled afresh and written to the (empty) cache. */
+  g_autoptr (CrCompiled) cold = cr_compile (program->source,
+      cr_device_arch (b->device), CR_COMPILE_REFRESH, NULL, &error);
+  if (cold == NULL)
+    die (name, error);
+
+  const gchar *argv[] = { self, "--warm-start", name,
+    per_channel ? "per-channel" : "single", NULL };
+  g_autofree gchar *out = NULL;
+  gint status = 0;
+  gdouble warm_ms = NAN;
+  gint from_cache = 0;
+  if (!g_spawn_sync (NULL, (gchar **)argv, NULL, G_SPAWN_DEFAULT, NULL, NULL,
+          &out, NULL, &status, &error)
+      || sscanf (out, "warm-start %lf %d", &warm_ms, &from_cache) != 2
+      || !from_cache)
+    g_printerr ("bench-reduce: warm start of %s: %s\n", name,
+        error ? error->message : out);
+  const gchar *shape = per_channel ? "per-channel" : "single";
+  g_print ("%-32s %-12s %-8s %10.1f %10.2f\n", name, shape, "float32",
+      cold->seconds * 1e3, warm_ms);
+  fprintf (csv, "%s,%s,float32,%.2f,%.3f\n", name, shape, cold->seconds * 1e3,
+      warm_ms);
+}
+
+/* Every built-in, single and per channel, and fused programs of 2 to 4
+ * members. */
 static void
 compile_costs (Bench *b, const gchar *self, FILE *csv)
 {
+  static const gchar *const fused[] = { "sumsq+minmax", "sumsq+minmax+count_gt",
+    "sumsq+minmax+count_gt+mean_var" };
   g_auto (GStrv) names = cr_monoid_builtin_names ();
-  g_print ("\n%-10s %-8s %12s %12s\n", "monoid", "input", "cold ms", "warm ms");
-  fprintf (csv, "monoid,input,cold_ms,warm_start_ms\n");
-  for (guint k = 0; names[k]; k++) {
-    g_autoptr (GError) error = NULL;
-    g_autoptr (CrMonoid) monoid = cr_monoid_load (names[k], &error);
-    g_autoptr (CrProgram) program = cr_program_new (monoid, CR_TYPE_FLOAT32);
-    /* Compiled afresh and written to the (empty) cache. */
-    g_autoptr (CrCompiled) cold = cr_compile (program->source,
-        cr_device_arch (b->device), CR_COMPILE_REFRESH, NULL, &error);
-    if (cold == NULL)
-      die (names[k], error);
-
-    const gchar *argv[] = { self, "--warm-start", names[k], NULL };
-    g_autofree gchar *out = NULL;
-    gint status = 0;
-    gdouble warm_ms = NAN;
-    gint from_cache = 0;
-    if (!g_spawn_sync (NULL, (gchar **)argv, NULL, G_SPAWN_DEFAULT, NULL, NULL,
-            &out, NULL, &status, &error)
-        || sscanf (out, "warm-start %lf %d", &warm_ms, &from_cache) != 2
-        || !from_cache)
-      g_printerr ("bench-reduce: warm start of %s: %s\n", names[k],
-          error ? error->message : out);
-    g_print ("%-10s %-8s %12.1f %12.2f\n", names[k], "float32",
-        cold->seconds * 1e3, warm_ms);
-    fprintf (
-        csv, "%s,float32,%.2f,%.3f\n", names[k], cold->seconds * 1e3, warm_ms);
+  g_print ("\n%-32s %-12s %-8s %10s %10s\n", "monoid", "program", "input",
+      "cold ms", "warm ms");
+  fprintf (csv, "monoid,program,input,cold_ms,warm_start_ms\n");
+  for (gint per_channel = 0; per_channel < 2; per_channel++) {
+    for (guint k = 0; names[k]; k++)
+      compile_cost (b, self, csv, names[k], per_channel);
+    for (guint k = 0; k < G_N_ELEMENTS (fused); k++)
+      compile_cost (b, self, csv, fused[k], per_channel);
   }
 }
 
@@ -547,13 +545,14 @@ main (int argc, char **argv)
   const gchar *csv_path = "bench-reduce.csv";
   const gchar *compile_csv_path = "bench-compile.csv";
   const gchar *channels_csv_path = "bench-channels.csv";
+  const gchar *fused_csv_path = "bench-fused.csv";
   gboolean channels_only = FALSE;
   g_autoptr (GError) error = NULL;
   Bench b = { 0 };
 
   for (int k = 1; k < argc; k++) {
-    if (strcmp (argv[k], "--warm-start") == 0 && k + 1 < argc)
-      return warm_start (argv[k + 1]);
+    if (strcmp (argv[k], "--warm-start") == 0 && k + 2 < argc)
+      return warm_start (argv[k + 1], strcmp (argv[k + 2], "per-channel") == 0);
     else if (strcmp (argv[k], "--max-bytes") == 0 && k + 1 < argc)
       max_bytes = g_ascii_strtoull (argv[++k], NULL, 10);
     else if (strcmp (argv[k], "--csv") == 0 && k + 1 < argc)
@@ -562,12 +561,14 @@ main (int argc, char **argv)
       compile_csv_path = argv[++k];
     else if (strcmp (argv[k], "--channels-csv") == 0 && k + 1 < argc)
       channels_csv_path = argv[++k];
+    else if (strcmp (argv[k], "--fused-csv") == 0 && k + 1 < argc)
+      fused_csv_path = argv[++k];
     else if (strcmp (argv[k], "--channels-only") == 0)
       channels_only = TRUE;
     else {
       g_printerr ("usage: %s [--max-bytes N] [--csv FILE] "
                   "[--compile-csv FILE] [--channels-csv FILE] "
-                  "[--channels-only]\n",
+                  "[--fused-csv FILE] [--channels-only]\n",
           argv[0]);
       return 2;
     }
@@ -659,13 +660,20 @@ main (int argc, char **argv)
   run_channels (&b, max_bytes, channels_csv);
   fclose (channels_csv);
 
+  FILE *fused_csv = fopen (fused_csv_path, "w");
+  if (fused_csv == NULL)
+    die (fused_csv_path, NULL);
+  run_fused (&b, max_bytes, fused_csv, cub_sum);
+  fclose (fused_csv);
+
   FILE *compile_csv = fopen (compile_csv_path, "w");
   if (compile_csv == NULL)
     die (compile_csv_path, NULL);
   compile_costs (&b, argv[0], compile_csv);
   fclose (compile_csv);
   g_print ("\nCUB eq.: CUB's own reduction of the same monoid; copy: "
-           "device-to-device, bytes read + written.\nTables: %s, %s, %s\n",
-      csv_path, channels_csv_path, compile_csv_path);
+           "device-to-device, bytes read + written.\nTables: %s, %s, %s, "
+           "%s\n",
+      csv_path, channels_csv_path, fused_csv_path, compile_csv_path);
   return b.failed ? 1 : 0;
 }
