@@ -6,7 +6,9 @@
 #include "cr-error.h"
 #include "cr-program.h"
 
+#include <gio/gio.h>
 #include <glib/gstdio.h>
+#include <math.h>
 #include <string.h>
 
 static CrMonoid *
@@ -266,6 +268,209 @@ GST_START_TEST (test_fused_accumulator_limit)
 
 GST_END_TEST;
 
+/* The generated functions are plain C++ once the CUDA qualifiers are
+ * gone: this runs them on the host, so the fused program's mapping of its
+ * structs onto the members' is checked where there is no GPU. The driver
+ * reads the elements and the packed context from files, folds pairs in a
+ * tree (combine meets real values on both sides) and writes the Out
+ * struct's bytes. */
+static const gchar host_head[] =
+    "#include <cstdio>\n"
+    "#include <cstring>\n"
+    "#include <vector>\n"
+    "#define __device__\n"
+    "#define __forceinline__ inline\n"
+    "static inline float __int_as_float (int i)\n"
+    "{ float f; std::memcpy (&f, &i, 4); return f; }\n"
+    "static inline double __longlong_as_double (long long i)\n"
+    "{ double d; std::memcpy (&d, &i, 8); return d; }\n";
+
+static const gchar host_main[] =
+    "static std::vector<char> slurp (const char *path)\n"
+    "{\n"
+    "  std::vector<char> v; FILE *f = std::fopen (path, \"rb\");\n"
+    "  if (!f) return v; char buf[65536]; size_t n;\n"
+    "  while ((n = std::fread (buf, 1, sizeof buf, f)) > 0)\n"
+    "    v.insert (v.end (), buf, buf + n);\n"
+    "  std::fclose (f); return v;\n"
+    "}\n"
+    "int main (int argc, char **argv)\n"
+    "{\n"
+    "  std::vector<char> data = slurp (argv[1]), packed = slurp (argv[2]);\n"
+    "  Ctx ctx; std::memcpy (&ctx, packed.data (), sizeof ctx);\n"
+    "  const unsigned long long n = data.size () / sizeof (In);\n"
+    "  std::vector<Acc> level;\n"
+    "  for (unsigned long long i = 0; i < n; i++) {\n"
+    "    In x; std::memcpy (&x, data.data () + i * sizeof (In), sizeof x);\n"
+    "    level.push_back (cr_load (x, i, ctx));\n"
+    "  }\n"
+    "  if (level.empty ()) level.push_back (cr_identity (ctx));\n"
+    "  while (level.size () > 1) {\n"
+    "    std::vector<Acc> next;\n"
+    "    for (size_t k = 0; k + 1 < level.size (); k += 2)\n"
+    "      next.push_back (cr_combine (level[k], level[k + 1], ctx));\n"
+    "    if (level.size () % 2)\n"
+    "      next.push_back (cr_combine (level.back (), cr_identity (ctx), "
+    "ctx));\n"
+    "    level.swap (next);\n"
+    "  }\n"
+    "  Out out = cr_finalize (level[0], n, ctx);\n"
+    "  std::fwrite (&out, sizeof out, 1, stdout);\n"
+    "  return 0;\n"
+    "}\n";
+
+/* @program's functions run over @data on the host: its Out struct. */
+static GBytes *
+run_on_host (const gchar *cxx, const gchar *dir, const CrProgram *program,
+    const gchar *data_path, gdouble threshold, GHashTable *context)
+{
+  static guint serial;
+  g_autoptr (GError) error = NULL;
+  const gchar *kernels = strstr (program->source, "/* kernels/reduce.cu");
+  fail_unless (kernels != NULL);
+  g_autofree gchar *prelude =
+      g_strndup (program->source, kernels - program->source);
+  g_autofree gchar *code = g_strconcat (host_head, prelude, host_main, NULL);
+  g_autofree gchar *name = g_strdup_printf ("host%u", serial++);
+  g_autofree gchar *cc = g_strdup_printf ("%s/%s.cc", dir, name);
+  g_autofree gchar *exe = g_strdup_printf ("%s/%s", dir, name);
+  g_autofree gchar *ctx_path = g_strdup_printf ("%s/%s.ctx", dir, name);
+  g_autofree guint8 *ctx = g_malloc0 (program->ctx.size);
+  fail_unless (g_file_set_contents (cc, code, -1, NULL));
+  fail_unless (
+      cr_program_pack_context (program, threshold, context, ctx, &error), "%s",
+      error ? error->message : "");
+  fail_unless (g_file_set_contents (
+      ctx_path, (const gchar *)ctx, program->ctx.size, NULL));
+
+  const gchar *build[] = { cxx, "-std=c++17", "-O1", "-w", "-o", exe, cc,
+    NULL };
+  g_autofree gchar *build_err = NULL;
+  gint status = 0;
+  fail_unless (
+      g_spawn_sync (NULL, (gchar **)build, NULL, G_SPAWN_STDOUT_TO_DEV_NULL,
+          NULL, NULL, NULL, &build_err, &status, &error),
+      "%s", error ? error->message : "");
+  if (!g_spawn_check_wait_status (status, NULL)) {
+    g_autofree gchar *numbered = cr_source_number_lines (code);
+    g_printerr ("%s\n%s\n", numbered, build_err);
+    fail ("%s does not compile the generated functions", cxx);
+  }
+  const gchar *run[] = { exe, data_path, ctx_path, NULL };
+  g_autoptr (GSubprocess) p =
+      g_subprocess_newv (run, G_SUBPROCESS_FLAGS_STDOUT_PIPE, &error);
+  fail_unless (p != NULL, "%s", error ? error->message : "");
+  g_autoptr (GBytes) bytes = NULL;
+  fail_unless (g_subprocess_communicate (p, NULL, NULL, &bytes, NULL, &error),
+      "%s", error ? error->message : "");
+  fail_unless (g_subprocess_get_successful (p));
+  fail_unless_equals_int (g_bytes_get_size (bytes), program->out.size);
+  g_unlink (cc);
+  g_unlink (exe);
+  g_unlink (ctx_path);
+  return g_steal_pointer (&bytes);
+}
+
+/* On the host, each member's results of the fused program equal the member
+ * alone, bit for bit; the two count_gt members each see their threshold. */
+GST_START_TEST (test_fused_on_the_host)
+{
+  static const struct {
+    const gchar *label;
+    const gchar *monoid;
+    gdouble threshold;
+  } members[] = {
+    { "sq", "sumsq", 0 },
+    { "mm", "minmax", 0 },
+    { "lo", "count_gt", 0 },
+    { "hi", "count_gt", -1 }, /* a quarter of the type's range */
+    { "mv", "mean_var", 0 },
+    { "am", "argmax", 0 },
+  };
+  static const CrType types[] = { CR_TYPE_INT16, CR_TYPE_FLOAT32 };
+  /* cr_test_fill_random's int16 and float32 ranges, over 4. */
+  static const gdouble high[] = { 8192, 250 };
+  g_autofree gchar *cxx = g_find_program_in_path ("c++");
+  if (cxx == NULL) {
+    g_print ("test_fused_on_the_host: no C++ compiler (c++), not run\n");
+    return;
+  }
+  g_autofree gchar *dir = g_dir_make_tmp ("cr-fuse-host-XXXXXX", NULL);
+  g_autoptr (GRand) rand = cr_test_rand ();
+  g_autoptr (GString) list = g_string_new (NULL);
+  for (guint m = 0; m < G_N_ELEMENTS (members); m++)
+    g_string_append_printf (
+        list, "%s%s=%s", m ? "+" : "", members[m].label, members[m].monoid);
+  g_autoptr (CrMonoid) fused = fuse (list->str);
+
+  for (guint t = 0; t < G_N_ELEMENTS (types); t++) {
+    const gsize n = 1000 + g_rand_int_range (rand, 0, 1000);
+    const gsize size = n * cr_type_size (types[t]);
+    g_autofree guint8 *data = g_malloc (size);
+    cr_test_fill_random (rand, types[t], data, n);
+    g_autofree gchar *data_path = g_build_filename (dir, "data", NULL);
+    fail_unless (g_file_set_contents (data_path, (gchar *)data, size, NULL));
+
+    g_autoptr (GstStructure) s = gst_structure_new ("ctx", "lo.threshold",
+        G_TYPE_DOUBLE, 0.0, "hi.threshold", G_TYPE_DOUBLE, high[t], NULL);
+    g_autoptr (GHashTable) context = context_table (s);
+    g_autoptr (CrProgram) fp = cr_program_new (fused, types[t]);
+    g_autoptr (GBytes) fout = run_on_host (cxx, dir, fp, data_path, 0, context);
+    const guint8 *fbytes = g_bytes_get_data (fout, NULL);
+    guint base = 0;
+    for (guint m = 0; m < G_N_ELEMENTS (members); m++) {
+      g_autoptr (CrMonoid) alone = fuse (members[m].monoid);
+      g_autoptr (CrProgram) ap = cr_program_new (alone, types[t]);
+      g_autoptr (GBytes) aout = run_on_host (cxx, dir, ap, data_path,
+          members[m].threshold < 0 ? high[t] : members[m].threshold, NULL);
+      const guint8 *abytes = g_bytes_get_data (aout, NULL);
+      for (guint k = 0; k < ap->out.n_fields; k++) {
+        g_autofree gchar *qualified =
+            g_strdup_printf ("%s.%s", members[m].label, ap->out.names[k]);
+        fail_unless_equals_string (fp->out.names[base + k], qualified);
+        fail_unless (
+            memcmp (fbytes + fp->out.offsets[base + k],
+                abytes + ap->out.offsets[k], cr_type_size (ap->out.types[k]))
+                == 0,
+            "%s on %s: %s differs from %s alone", list->str,
+            cr_type_name (types[t]), fp->out.names[base + k],
+            members[m].monoid);
+      }
+      base += ap->out.n_fields;
+    }
+    fail_unless_equals_int (base, fp->out.n_fields);
+
+    /* And what they agree on is right: the sum, and the two counts. */
+    gdouble sum = 0;
+    guint64 lo = 0, hi = 0;
+    for (gsize k = 0; k < n; k++) {
+      gdouble v = cr_test_get_double (types[t], data, k);
+      sum += v;
+      lo += v > 0;
+      hi += v > high[t];
+    }
+    gint f = cr_layout_find (&fp->out, "sq.sum");
+    gdouble got_sum = types[t] == CR_TYPE_INT16
+        ? (gdouble)cr_test_get_int64 (
+            CR_TYPE_INT64, fbytes + fp->out.offsets[f], 0)
+        : cr_test_get_double (CR_TYPE_FLOAT64, fbytes + fp->out.offsets[f], 0);
+    fail_unless (fabs (got_sum - sum) <= 1e-9 * n * 1000, "sum %g, want %g",
+        got_sum, sum);
+    guint64 got_lo, got_hi;
+    memcpy (&got_lo,
+        fbytes + fp->out.offsets[cr_layout_find (&fp->out, "lo.greater")], 8);
+    memcpy (&got_hi,
+        fbytes + fp->out.offsets[cr_layout_find (&fp->out, "hi.greater")], 8);
+    fail_unless_equals_uint64 (got_lo, lo);
+    fail_unless_equals_uint64 (got_hi, hi);
+    fail_unless (lo > hi);
+    g_unlink (data_path);
+  }
+  g_rmdir (dir);
+}
+
+GST_END_TEST;
+
 static Suite *
 fuse_suite (void)
 {
@@ -279,6 +484,7 @@ fuse_suite (void)
   tcase_add_test (tc, test_fused_files);
   tcase_add_test (tc, test_fused_context);
   tcase_add_test (tc, test_fused_accumulator_limit);
+  tcase_add_test (tc, test_fused_on_the_host);
   return s;
 }
 
