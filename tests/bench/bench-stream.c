@@ -19,6 +19,14 @@
  *   cudareduce-channels-100ms  cudareduce monoid=sumsq per-channel=true
  *                              interval=100000000
  *
+ * and at 1 and 4 MiB a buffer, three statistics of each buffer, from the
+ * pool (or allocator) that the element after the caps proposes:
+ *
+ *   cudareduce-fused3          cudareduce monoid=sumsq+minmax+count_gt
+ *   cudareduce-tee3            tee, then a queue and a cudareduce for each
+ *                              of sumsq, minmax and count_gt (three
+ *                              messages a buffer)
+ *
  * Timing. A pad probe on fakesink's sink pad counts the buffers arriving
  * (one per input buffer in every configuration, tensor output included);
  * the time runs from the arrival of buffer W to that of buffer M, a window
@@ -72,6 +80,8 @@ typedef struct {
   Results results; /* how many there should be */
   gboolean exact; /* another count fails the benchmark */
   gboolean gpu;
+  guint elements; /* counted elements, each posting its results; 0: 1 */
+  gboolean large; /* runs at large_sizes only */
 } StreamConfig;
 
 enum {
@@ -82,6 +92,8 @@ enum {
   NO_MESSAGES,
   TENSOR,
   CHANNELS_INTERVAL,
+  FUSED,
+  TEE,
   N_CONFIGS
 };
 
@@ -135,7 +147,35 @@ static const StreamConfig configs[N_CONFIGS] = {
       .exact = TRUE,
       .gpu = TRUE,
   },
+  /* Three statistics of large buffers: one fused element, which reads each
+   * buffer once, against what a user would do without fusion. */
+  [FUSED] = {
+      .name = "cudareduce-fused3",
+      .element = "cudareduce monoid=sumsq+minmax+count_gt",
+      .counted = "cudareduce",
+      .results = RESULTS_PER_BUFFER,
+      .exact = TRUE,
+      .gpu = TRUE,
+      .large = TRUE,
+  },
+  [TEE] = {
+      .name = "cudareduce-tee3",
+      .element = "tee name=t t. ! queue ! cudareduce monoid=sumsq ! "
+                 "fakesink sync=false t. ! queue ! cudareduce monoid=minmax ! "
+                 "fakesink sync=false t. ! queue ! cudareduce monoid=count_gt",
+      .counted = "cudareduce",
+      .results = RESULTS_PER_BUFFER,
+      .exact = TRUE,
+      .gpu = TRUE,
+      .elements = 3,
+      .large = TRUE,
+  },
 };
+
+/* Where the fused element meets the tee, from the pool of the element
+ * downstream of audiotestsrc. */
+static const gsize large_sizes[] = { 1 * MIB, 4 * MIB };
+#define N_LARGE G_N_ELEMENTS (large_sizes)
 
 /* The ratios the issue sets targets for, of buffers per second. */
 typedef struct {
@@ -184,6 +224,7 @@ static const struct {
 struct StreamBench {
   gboolean cpu_only;
   gdouble rate[N_SIZES][N_CONFIGS]; /* buffers/s, NAN where not run */
+  gdouble large_rate[N_LARGE][2]; /* FUSED and TEE at large_sizes */
   gboolean have_live;
   LiveLatency live;
 };
@@ -238,11 +279,13 @@ on_stream_message (GstBus *bus, GstMessage *msg, gpointer data)
 static guint64
 expected_results (const StreamConfig *c, guint64 buffers, guint64 frames)
 {
+  const guint64 elements = MAX (c->elements, 1);
   switch (c->results) {
     case RESULTS_PER_BUFFER:
-      return buffers;
+      return buffers * elements;
     case RESULTS_PER_INTERVAL:
-      return (buffers * frames + INTERVAL_FRAMES - 1) / INTERVAL_FRAMES;
+      return (buffers * frames + INTERVAL_FRAMES - 1) / INTERVAL_FRAMES
+          * elements;
     case RESULTS_NONE:
     default:
       return 0;
@@ -350,6 +393,8 @@ print_tables (const StreamBench *b)
     g_print (" %10s", label);
   }
   for (guint c = 0; c < N_CONFIGS; c++) {
+    if (configs[c].large)
+      continue;
     g_print ("\n%-27s", configs[c].name);
     for (guint i = 0; i < N_SIZES; i++)
       if (isnan (b->rate[i][c]))
@@ -373,6 +418,49 @@ print_tables (const StreamBench *b)
     }
   }
   g_print ("\n");
+}
+
+/* The median buffers/s of @c at @bytes over REPEATS runs, printed. */
+static gdouble
+median_rate (const StreamConfig *c, gsize bytes, gdouble seconds)
+{
+  guint64 warmup = 0;
+  const guint64 buffers = calibrate (c, bytes, seconds, &warmup);
+  gdouble rates[REPEATS], sorted[REPEATS];
+  for (guint rep = 0; rep < REPEATS; rep++) {
+    gdouble secs = 0;
+    rates[rep] =
+        stream_run (c, bytes, buffers, warmup, 60 + 10 * (seconds + 1), &secs);
+  }
+  memcpy (sorted, rates, sizeof sorted);
+  const gdouble rate = median (sorted, REPEATS);
+  g_autofree gchar *label = size_label (bytes);
+  g_print ("%8s  %-26s %10.0f buf/s  [", label, c->name, rate);
+  for (guint k = 0; k < REPEATS; k++)
+    g_print ("%s%.0f", k ? " " : "", rates[k]);
+  g_print ("; %" G_GUINT64_FORMAT "]\n", buffers - warmup);
+  return rate;
+}
+
+/* The fused element against the tee of its members, at large_sizes. */
+static void
+large_run (StreamBench *b, gdouble seconds)
+{
+  g_print ("\nThree statistics, one fused element against a tee into one "
+           "element each:\n");
+  for (guint i = 0; i < N_LARGE; i++) {
+    const gdouble fused =
+        median_rate (&configs[FUSED], large_sizes[i], seconds);
+    const gdouble tee = median_rate (&configs[TEE], large_sizes[i], seconds);
+    b->large_rate[i][0] = fused;
+    b->large_rate[i][1] = tee;
+    g_autofree gchar *label = size_label (large_sizes[i]);
+    g_print ("%8s  fused / tee %.2f\n", label, fused / tee);
+    csv_row ("stream", configs[FUSED].name, large_sizes[i],
+        fused * large_sizes[i] * 1e-9, fused, NAN, fused / tee);
+    csv_row ("stream", configs[TEE].name, large_sizes[i],
+        tee * large_sizes[i] * 1e-9, tee, NAN, NAN);
+  }
 }
 
 StreamBench *
@@ -404,7 +492,7 @@ stream_bench_run (gdouble seconds, gboolean cpu_only)
 
     for (guint c = 0; c < N_CONFIGS; c++) {
       b->rate[i][c] = NAN;
-      run[c] = !(configs[c].gpu && cpu_only)
+      run[c] = !(configs[c].gpu && cpu_only) && !configs[c].large
           && !(g_str_has_prefix (configs[c].element, "level") && !level);
       if (run[c])
         buffers[c] = calibrate (&configs[c], bytes, seconds, &warmup[c]);
@@ -434,6 +522,8 @@ stream_bench_run (gdouble seconds, gboolean cpu_only)
             b->rate[i][c], NAN, b->rate[i][c] / b->rate[i][IDENTITY]);
   }
   print_tables (b);
+  if (!cpu_only)
+    large_run (b, seconds);
   live_latency_run (seconds, cpu_only, &b->live);
   b->have_live = TRUE;
   if (level)
@@ -459,6 +549,15 @@ stream_bench_print_targets (const StreamBench *b)
         isnan (v)                      ? "not measured"
             : v >= targets[t].at_least ? "met"
                                        : "MISSED");
+  }
+  if (!b->cpu_only) {
+    /* large_sizes[1] is 4 MiB. */
+    const gdouble v = b->large_rate[1][0] / b->large_rate[1][1];
+    g_print ("  %6s  %-40s %7.2f  >= 2.5  %s\n", "4 MiB",
+        "cudareduce-fused3 / cudareduce-tee3", v,
+        isnan (v)      ? "not measured"
+            : v >= 2.5 ? "met"
+                       : "MISSED");
   }
   if (!b->have_live)
     return;
