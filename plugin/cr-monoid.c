@@ -6,7 +6,9 @@
 #include "cr-resources.h"
 
 #include <gio/gio.h>
+#include <glib/gstdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #define MONOID_GROUP "Monoid"
 #define BUILTIN_PREFIX "/org/freedesktop/gstreamer/cudareduce/monoids/"
@@ -460,6 +462,32 @@ names_a_file (const gchar *name_or_path)
       || g_str_has_suffix (name_or_path, ".monoid");
 }
 
+/* Reading a FIFO waits for a writer, and a device such as /dev/zero never
+ * ends: only regular files of a monoid's size are read. A path that
+ * cannot be examined is left for the read to report. */
+#define MONOID_FILE_MAX (1 << 20)
+
+static gboolean
+check_monoid_file (const gchar *path, GError **error)
+{
+  GStatBuf st;
+  if (g_stat (path, &st) != 0)
+    return TRUE;
+  if (!S_ISREG (st.st_mode)) {
+    g_set_error (error, CR_ERROR, CR_ERROR_MONOID_FILE,
+        "Cannot read the monoid file: %s is not a regular file", path);
+    return FALSE;
+  }
+  if (st.st_size > MONOID_FILE_MAX) {
+    g_set_error (error, CR_ERROR, CR_ERROR_MONOID_FILE,
+        "Cannot read the monoid file: %s is %" G_GINT64_FORMAT
+        " bytes, and a monoid file is at most %d",
+        path, (gint64)st.st_size, MONOID_FILE_MAX);
+    return FALSE;
+  }
+  return TRUE;
+}
+
 /* Members joined by '+', or one labelled member ("lo=count_gt", a '='
  * before any '/'); a file of that path stays one monoid. */
 static gboolean
@@ -489,6 +517,8 @@ cr_monoid_load (const gchar *name_or_path, GError **error)
     g_autofree gchar *contents = NULL;
     gsize length = 0;
     g_autoptr (GError) io_error = NULL;
+    if (!check_monoid_file (name_or_path, error))
+      return NULL;
     if (!g_file_get_contents (name_or_path, &contents, &length, &io_error)) {
       g_set_error (error, CR_ERROR, CR_ERROR_MONOID_FILE,
           "Cannot read the monoid file: %s", io_error->message);

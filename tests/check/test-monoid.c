@@ -7,6 +7,7 @@
 
 #include <glib/gstdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 static const gchar *good_file =
     "[Monoid]\n"
@@ -201,6 +202,25 @@ GST_START_TEST (test_load_by_name_and_path)
   /* Without Name=, the file's base name names it. */
   fail_unless_equals_string (from_file->name, "in_range");
   g_unlink (path);
+
+  /* Nothing that would block or never end is read: a FIFO (no writer), a
+   * device, a file far larger than a monoid. */
+  g_autofree gchar *fifo = g_build_filename (dir, "fifo.monoid", NULL);
+  g_autofree gchar *large = g_build_filename (dir, "large.monoid", NULL);
+  fail_unless (mkfifo (fifo, 0600) == 0);
+  g_autofree gchar *filler = g_strnfill (2 << 20, '#');
+  fail_unless (g_file_set_contents (large, filler, -1, NULL));
+  const gchar *const refused[] = { fifo, "/dev/zero", large };
+  for (guint k = 0; k < G_N_ELEMENTS (refused); k++) {
+    g_autoptr (CrMonoid) m = cr_monoid_load (refused[k], &error);
+    fail_unless (m == NULL, "%s was read", refused[k]);
+    fail_unless (g_error_matches (error, CR_ERROR, CR_ERROR_MONOID_FILE));
+    fail_unless (
+        strstr (error->message, refused[k]) != NULL, "%s", error->message);
+    g_clear_error (&error);
+  }
+  g_unlink (fifo);
+  g_unlink (large);
   g_rmdir (dir);
 }
 
