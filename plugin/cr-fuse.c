@@ -13,19 +13,6 @@
 
 #include <string.h>
 
-/* A label, like a field name, is letters, digits and '_': "label.field"
- * is then a field name that GstStructure's text form reads back. */
-static gboolean
-is_label (const gchar *s)
-{
-  if (!(g_ascii_isalpha (*s) || *s == '_'))
-    return FALSE;
-  for (s++; *s; s++)
-    if (!(g_ascii_isalnum (*s) || *s == '_'))
-      return FALSE;
-  return TRUE;
-}
-
 /* Appends @label's copy of each of @fields to @fused. */
 static void
 add_qualified (GArray *fused, GArray *fields, const gchar *label)
@@ -69,7 +56,9 @@ load_member (const gchar *item, guint index, const gchar *list, gchar **label,
     return NULL;
   }
   const gchar *name = given ? given : m->name;
-  if (!is_label (name)) {
+  /* A label, like a field name, is an identifier: "label.field" is then a
+   * field name that GstStructure's text form reads back. */
+  if (!cr_is_identifier (name)) {
     if (given)
       g_set_error (error, CR_ERROR, CR_ERROR_FIELDS,
           "In the fused monoid \"%s\", the label \"%s\" of member %u is not "

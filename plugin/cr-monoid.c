@@ -93,8 +93,8 @@ field_name_refusal (const gchar *name)
 static const gchar *const known_keys[] = { "Name", "Description", "Accumulator",
   "Context", "Output", "Load", "Combine", "Identity", "Finalize", NULL };
 
-static gboolean
-is_identifier (const gchar *s)
+gboolean
+cr_is_identifier (const gchar *s)
 {
   if (!(g_ascii_isalpha (*s) || *s == '_'))
     return FALSE;
@@ -141,7 +141,7 @@ cr_fields_parse (
     g_autofree gchar *name =
         g_strstrip (g_strndup (items[k], colon - items[k]));
     g_autofree gchar *type = g_strstrip (g_strdup (colon + 1));
-    if (!is_identifier (name)) {
+    if (!cr_is_identifier (name)) {
       g_set_error (error, CR_ERROR, CR_ERROR_FIELDS,
           "%s: \"%s\" is not a usable field name; use letters, digits and "
           "underscores, not starting with a digit",

@@ -85,6 +85,10 @@ gchar **cr_monoid_builtin_names (void);
  * "lo.threshold". */
 const gchar *cr_field_base_name (const gchar *name);
 
+/* Letters, digits and '_', not starting with a digit: a field name, or a
+ * fused member's label. */
+gboolean cr_is_identifier (const gchar *s);
+
 /* An empty list of CrField that frees their names. */
 GArray *cr_fields_new (void);
 /* Parses "name:type;name:type" for key @key; exposed for tests. */
