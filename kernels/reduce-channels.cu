@@ -115,11 +115,14 @@ cr_reduce_channels (const In *data, unsigned long long rows,
         state, result, count, ctx); \
   }
 
-/* Only where C rows fill a load exactly (the host looks them up by name). */
+/* Only where C rows fill a load exactly, and where the program was asked
+ * for them (the host looks them up by name, as cr_kernels_vec says). */
+#if CR_WITH_VEC2
 CR_CHANNELS_VEC_KERNEL (2)
-#if 16 / CR_IN_BYTES % 4 == 0
+#endif
+#if CR_WITH_VEC4 && 16 / CR_IN_BYTES % 4 == 0
 CR_CHANNELS_VEC_KERNEL (4)
 #endif
-#if 16 / CR_IN_BYTES % 8 == 0
+#if CR_WITH_VEC8 && 16 / CR_IN_BYTES % 8 == 0
 CR_CHANNELS_VEC_KERNEL (8)
 #endif

@@ -30,6 +30,11 @@
 #ifndef CR_BLOCK_THREADS
 #error "the generated prelude defines CR_BLOCK_THREADS"
 #endif
+/* CR_WITH_PITCHED, CR_WITH_VEC2, ...: 1 for the kernels the program was
+ * asked for (CrKernels, cr-program.h), 0 for those it goes without. */
+#if !defined(CR_WITH_PITCHED) || !defined(CR_WITH_VEC2)
+#error "the generated prelude defines CR_WITH_PITCHED and CR_WITH_VEC2 ..."
+#endif
 #define CR_WARPS (CR_BLOCK_THREADS / 32)
 /* 16-byte loads each thread issues before using any of them. */
 #ifndef CR_UNROLL
@@ -307,6 +312,7 @@ cr_reduce (const In *data, unsigned long long n, unsigned long long index_base,
       result, count, ctx);
 }
 
+#if CR_WITH_PITCHED
 /* Lines with padding between them, read in place (a plane of a frame in
  * GPU memory, whose pitch is wider than its rows): @lines * @line_vecs
  * 16-byte loads, @line_vecs to a line, lines @pitch bytes apart. The host
@@ -350,3 +356,4 @@ cr_reduce_pitched (const In *data, unsigned int line_vecs,
   cr_finish_packed<1> (acc, partials, ticket, carry, state, result, count,
       ctx);
 }
+#endif

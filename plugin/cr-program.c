@@ -104,9 +104,8 @@ append_kernel (GString *s, const gchar *name)
 }
 
 /* The kernels: one result over everything, batches of small reductions,
- * and (@per_channel) one result per
- * channel, compiled only for elements that ask for it since they cost
- * NVRTC several times the time of the first. */
+ * and (@per_channel) one result per channel; the CR_WITH_ macros of the
+ * prelude leave out those the program was not asked for. */
 static const gchar *
 kernel_template (gboolean per_channel)
 {
@@ -273,14 +272,37 @@ emit_fused (GString *s, const CrProgram *p)
   g_string_free (finalize, TRUE);
 }
 
-static CrProgram *
-program_new (CrMonoid *monoid, CrType in, gboolean per_channel)
+CrKernels
+cr_kernels_vec (CrType in, guint channels)
+{
+  const gsize per_load = 16 / cr_type_size (in);
+  if (channels < 2 || per_load % channels != 0)
+    return 0;
+  switch (channels) {
+    case 2:
+      return CR_KERNELS_VEC2;
+    case 4:
+      return CR_KERNELS_VEC4;
+    case 8:
+      return CR_KERNELS_VEC8;
+    default:
+      return 0;
+  }
+}
+
+CrProgram *
+cr_program_new_with (CrMonoid *monoid, CrType in, CrKernels kernels)
 {
   CrProgram *p = g_new0 (CrProgram, 1);
   GString *s = g_string_new (NULL);
+  /* The packed kernels only speed up the general one. */
+  if (kernels & CR_KERNELS_PER_CHANNEL)
+    kernels |= CR_KERNELS_CHANNELS;
+  const gboolean per_channel = (kernels & CR_KERNELS_CHANNELS) != 0;
 
   p->monoid = cr_monoid_ref (monoid);
   p->in = in;
+  p->kernels = kernels;
   p->per_channel = per_channel;
   cr_layout_init (&p->acc, monoid->accumulator, in);
   cr_layout_init (&p->ctx, monoid->context, in);
@@ -307,6 +329,13 @@ program_new (CrMonoid *monoid, CrType in, gboolean per_channel)
       "#define CR_BLOCK_THREADS %d\n#define CR_BATCH_MAX %d\n",
       in_max[in], in_lowest[in], cr_type_is_float (in), cr_type_is_signed (in),
       cr_type_size (in), CR_BLOCK_THREADS, CR_BATCH_MAX);
+  g_string_append_printf (s,
+      "#define CR_WITH_PITCHED %d\n#define CR_WITH_CHANNELS %d\n"
+      "#define CR_WITH_VEC2 %d\n#define CR_WITH_VEC4 %d\n"
+      "#define CR_WITH_VEC8 %d\n",
+      !!(kernels & CR_KERNELS_PITCHED), !!(kernels & CR_KERNELS_CHANNELS),
+      !!(kernels & CR_KERNELS_VEC2), !!(kernels & CR_KERNELS_VEC4),
+      !!(kernels & CR_KERNELS_VEC8));
   if (monoid->members)
     emit_fused (s, p);
   else
@@ -319,13 +348,13 @@ program_new (CrMonoid *monoid, CrType in, gboolean per_channel)
 CrProgram *
 cr_program_new (CrMonoid *monoid, CrType in)
 {
-  return program_new (monoid, in, FALSE);
+  return cr_program_new_with (monoid, in, CR_KERNELS_PITCHED);
 }
 
 CrProgram *
 cr_program_new_per_channel (CrMonoid *monoid, CrType in)
 {
-  return program_new (monoid, in, TRUE);
+  return cr_program_new_with (monoid, in, CR_KERNELS_ALL);
 }
 
 gboolean

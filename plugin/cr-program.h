@@ -22,20 +22,50 @@ G_BEGIN_DECLS
  * shared memory is 48 KiB; at 192 bytes ptxas refuses the kernel. */
 #define CR_ACC_MAX_BYTES 184
 
+/* The kernels a program has besides the two every program has (one result
+ * over contiguous data, cr_reduce; batches of small reductions,
+ * cr_reduce_batch). NVRTC's time grows with each, so an element asks for
+ * those its input can use; the reducer goes without the others. */
+typedef enum {
+  /* Lines with padding between them, read in place (video); without it
+   * they are copied to contiguous memory first. */
+  CR_KERNELS_PITCHED = 1 << 0,
+  /* One result per channel, any number of channels: the per-channel
+   * programs' kernel, which the ones below only speed up. */
+  CR_KERNELS_CHANNELS = 1 << 1,
+  /* 2, 4 or 8 channels packed in each 16-byte load, where a row divides
+   * one; with CR_KERNELS_CHANNELS. */
+  CR_KERNELS_VEC2 = 1 << 2,
+  CR_KERNELS_VEC4 = 1 << 3,
+  CR_KERNELS_VEC8 = 1 << 4,
+} CrKernels;
+
+#define CR_KERNELS_PER_CHANNEL \
+  (CR_KERNELS_CHANNELS | CR_KERNELS_VEC2 | CR_KERNELS_VEC4 | CR_KERNELS_VEC8)
+#define CR_KERNELS_ALL (CR_KERNELS_PITCHED | CR_KERNELS_PER_CHANNEL)
+
+/* The flag of the packed kernel for @channels of @in, or 0 where none
+ * applies. */
+CrKernels cr_kernels_vec (CrType in, guint channels);
+
 typedef struct {
   CrMonoid *monoid;
   CrType in;
+  CrKernels kernels;
   CrLayout acc;
   CrLayout ctx;
   CrLayout out; /* == acc's fields when there is no Finalize */
-  gboolean per_channel; /* has the per-channel kernels too */
+  gboolean per_channel; /* has CR_KERNELS_CHANNELS */
   gchar *source;
 } CrProgram;
 
-/* The single-result kernel only. */
+/* With @kernels besides the two every program has. Per-channel results
+ * (cr_reducer_set_channels() with more than one channel) need
+ * CR_KERNELS_CHANNELS. */
+CrProgram *cr_program_new_with (CrMonoid *monoid, CrType in, CrKernels kernels);
+/* Every kernel for one result (CR_KERNELS_PITCHED). */
 CrProgram *cr_program_new (CrMonoid *monoid, CrType in);
-/* With the per-channel kernels as well (kernels/reduce-channels.cu), which
- * cr_reducer_set_channels() needs. */
+/* Every kernel (CR_KERNELS_ALL). */
 CrProgram *cr_program_new_per_channel (CrMonoid *monoid, CrType in);
 void cr_program_free (CrProgram *program);
 /* Whether the kernels can hold @program's accumulator (CR_ERROR_FIELDS

@@ -41,20 +41,23 @@ load_module (CrReducer *r, gchar **log, GError **error)
   CR_CHECK (
       cu->ModuleGetFunction (&r->batch_function, r->module, "cr_reduce_batch"),
       "Finding the batch reduction kernel");
-  CR_CHECK (cu->ModuleGetFunction (
-                &r->pitched_function, r->module, "cr_reduce_pitched"),
-      "Finding the pitched reduction kernel");
+  /* The others only where the program has them (CrKernels); without them
+   * the reducer takes the general path. */
+  const CrKernels kernels = r->program->kernels;
+  if (kernels & CR_KERNELS_PITCHED)
+    CR_CHECK (cu->ModuleGetFunction (
+                  &r->pitched_function, r->module, "cr_reduce_pitched"),
+        "Finding the pitched reduction kernel");
   if (!r->program->per_channel)
     return TRUE;
   CR_CHECK (cu->ModuleGetFunction (
                 &r->channels_function, r->module, "cr_reduce_channels"),
       "Finding the per-channel reduction kernel");
-  /* Compiled only for the channel counts whose rows fill a 16-byte load
-   * of this type (kernels/reduce-channels.cu). */
-  const guint per_load = 16 / cr_type_size (r->program->in);
+  /* Compiled only for the channel counts asked for whose rows fill a
+   * 16-byte load of this type (kernels/reduce-channels.cu). */
   for (guint k = 0; k < G_N_ELEMENTS (r->vec_functions); k++) {
     gchar name[32];
-    if (per_load % (2u << k) != 0)
+    if (!(kernels & cr_kernels_vec (r->program->in, 2u << k)))
       continue;
     g_snprintf (name, sizeof name, "cr_reduce_channels_vec%u", 2u << k);
     CR_CHECK (cu->ModuleGetFunction (&r->vec_functions[k], r->module, name),
@@ -413,14 +416,15 @@ reduce_mapped (CrReducer *r, CUdeviceptr data, gsize bytes, const guint8 *ctx,
       start->result, error);
 }
 
-/* Whether the pitched kernel reads @region where it lies: one channel in
- * device memory, lines of whole 16-byte loads that start on 16 bytes, and
+/* Whether the pitched kernel reads @region where it lies: the program has
+ * it, one channel in device memory, lines of whole 16-byte loads that start on 16 bytes, and
  * fewer than 2^31 loads (kernels/reduce.cu). */
 static gboolean
 reads_pitched (const CrReducer *r, const CrHostRegion *region)
 {
-  return region->device != 0 && r->channels == 1 && (region->device & 15) == 0
-      && region->stride % 16 == 0 && region->row_bytes % 16 == 0
+  return r->pitched_function != NULL && region->device != 0 && r->channels == 1
+      && (region->device & 15) == 0 && region->stride % 16 == 0
+      && region->row_bytes % 16 == 0
       && region->row_bytes / 16 * region->n_rows < G_MAXINT32;
 }
 

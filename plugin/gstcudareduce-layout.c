@@ -143,7 +143,11 @@ gst_cuda_reduce_layout_new (const CrInputFormat *f, gboolean per_channel,
       if (l->parts[j].reducer == l->parts[k].reducer)
         l->parts[k].keeps = FALSE;
   }
-  l->per_channel_program = per_channel || component >= 0;
+  l->kernels = f->family == CR_INPUT_VIDEO ? CR_KERNELS_PITCHED : 0;
+  for (guint r = 0; r < l->n_reducers; r++)
+    if (l->reducer_channels[r] > 1)
+      l->kernels |= CR_KERNELS_CHANNELS
+          | cr_kernels_vec (f->type, l->reducer_channels[r]);
   return l;
 }
 

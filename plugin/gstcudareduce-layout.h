@@ -15,6 +15,8 @@
 
 #include "gstcudareduce-caps.h"
 
+#include "cr-program.h"
+
 #include <gst/gst.h>
 
 G_BEGIN_DECLS
@@ -39,8 +41,10 @@ typedef struct {
   guint n_parts;
   guint reducer_channels[GST_VIDEO_MAX_PLANES]; /* by reducer */
   guint n_reducers;
-  /* Reducers of several channels need the per-channel program. */
-  gboolean per_channel_program;
+  /* The kernels the program needs besides the two every program has: the
+   * pitched one for video, and for reducers of several channels the
+   * per-channel ones for their counts. */
+  CrKernels kernels;
   /* Video: a window counts frames (parts know their rows per frame);
    * otherwise rows of the one part. */
   gboolean counts_frames;

@@ -94,9 +94,8 @@ gst_cuda_reduce_programs_use (GstCudaReducePrograms *programs,
     GstElement *element, CrMonoid *monoid, CrType type,
     const GstCudaReduceLayout *layout)
 {
-  g_autoptr (CrProgram) program = layout->per_channel_program
-      ? cr_program_new_per_channel (monoid, type)
-      : cr_program_new (monoid, type);
+  g_autoptr (CrProgram) program =
+      cr_program_new_with (monoid, type, layout->kernels);
   GstCudaReduceLoaded *loaded =
       g_hash_table_lookup (programs->loaded, program->source);
   g_autoptr (GError) error = NULL;

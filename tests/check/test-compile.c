@@ -315,6 +315,55 @@ GST_START_TEST (test_fused_compile)
 
 GST_END_TEST;
 
+static gboolean
+image_has (const CrCompiled *c, const gchar *name)
+{
+  gsize size = 0;
+  const guint8 *image = g_bytes_get_data (c->image, &size);
+  const gsize len = strlen (name) + 1; /* a whole symbol, NUL included */
+  for (gsize k = 0; k + len <= size; k++)
+    if (memcmp (image + k, name, len) == 0)
+      return TRUE;
+  return FALSE;
+}
+
+/* A program has the kernels it was asked for and no others: their names
+ * are in the compiled image's symbols or not. */
+GST_START_TEST (test_kernel_sets)
+{
+  static const struct {
+    CrKernels kernels;
+    const gchar *has, *lacks;
+  } sets[] = {
+    { 0, "cr_reduce_batch", "cr_reduce_pitched" },
+    { 0, "cr_reduce", "cr_reduce_channels" },
+    { CR_KERNELS_PITCHED, "cr_reduce_pitched", "cr_reduce_channels" },
+    { CR_KERNELS_CHANNELS | CR_KERNELS_VEC2, "cr_reduce_channels_vec2",
+        "cr_reduce_channels_vec4" },
+    { CR_KERNELS_VEC4, "cr_reduce_channels", "cr_reduce_pitched" },
+    { CR_KERNELS_ALL, "cr_reduce_channels_vec4", "cr_reduce_channels_vec8" },
+  };
+  g_autoptr (GError) error = NULL;
+  g_autoptr (CrMonoid) monoid = cr_monoid_load ("minmax", &error);
+
+  for (guint k = 0; k < G_N_ELEMENTS (sets); k++) {
+    /* float32: four to a load, so never eight. */
+    g_autoptr (CrProgram) p =
+        cr_program_new_with (monoid, CR_TYPE_FLOAT32, sets[k].kernels);
+    g_autoptr (CrCompiled) c = compile_or_print (p, archs[0], &error);
+    fail_unless (c != NULL, "%s", error ? error->message : "");
+    fail_if (c->is_ptx);
+    fail_unless (image_has (c, sets[k].has), "kernels 0x%x: no %s",
+        sets[k].kernels, sets[k].has);
+    fail_if (image_has (c, sets[k].lacks), "kernels 0x%x: %s is there",
+        sets[k].kernels, sets[k].lacks);
+    fail_unless_equals_int (
+        p->per_channel, (sets[k].kernels & CR_KERNELS_PER_CHANNEL) != 0);
+  }
+}
+
+GST_END_TEST;
+
 /* A monoid of @n float64 accumulator fields, on float32 input. */
 static CrProgram *
 wide_program (guint n)
@@ -378,6 +427,7 @@ compile_suite (void)
   tcase_add_test (tc, test_builtins_compile);
   tcase_add_test (tc, test_fused_compile);
   tcase_add_test (tc, test_largest_accumulator_compiles);
+  tcase_add_test (tc, test_kernel_sets);
   return s;
 }
 

@@ -64,7 +64,8 @@ GST_START_TEST (test_layout_i420_per_component)
 
   fail_unless_equals_int (l->n_parts, 3);
   fail_unless_equals_int (l->n_reducers, 3);
-  fail_unless (l->per_channel_program);
+  /* One channel a plane: no per-channel kernel; video: the pitched one. */
+  fail_unless_equals_int (l->kernels, CR_KERNELS_PITCHED);
   for (guint k = 0; k < 3; k++) {
     fail_unless_equals_int (l->parts[k].plane, k);
     fail_unless_equals_int (l->parts[k].reducer, k);
@@ -88,6 +89,8 @@ GST_START_TEST (test_layout_semi_planar_order)
 
   fail_unless_equals_int (a->n_parts, 2);
   fail_unless_equals_int (a->reducer_channels[1], 2);
+  fail_unless_equals_int (
+      a->kernels, CR_KERNELS_PITCHED | CR_KERNELS_CHANNELS | CR_KERNELS_VEC2);
   fail_unless_equals_int (a->parts[1].rows, 8 * 4);
   /* Y, U, V whatever the memory order. */
   assert_value (a, 0, 0, 0);
@@ -112,7 +115,7 @@ GST_START_TEST (test_layout_whole_frame_on_one_reducer)
 
   fail_unless_equals_int (l->n_parts, 3);
   fail_unless_equals_int (l->n_reducers, 1);
-  fail_unless (!l->per_channel_program);
+  fail_unless_equals_int (l->kernels, CR_KERNELS_PITCHED);
   fail_unless (l->counts_frames);
   /* YV12 stores V (plane 1) before U (plane 2); Y, U, V is the order. */
   fail_unless_equals_int (l->parts[1].plane, 2);
@@ -139,6 +142,8 @@ GST_START_TEST (test_layout_rgb_in_memory_order)
 
   fail_unless_equals_int (l->n_parts, 1);
   fail_unless_equals_int (l->reducer_channels[0], 4);
+  fail_unless_equals_int (
+      l->kernels, CR_KERNELS_PITCHED | CR_KERNELS_CHANNELS | CR_KERNELS_VEC4);
   fail_unless_equals_int (l->n_values, 3);
   for (guint v = 0; v < 3; v++)
     assert_value (l, v, 0, v);
@@ -160,7 +165,7 @@ GST_START_TEST (test_layout_one_component)
   fail_unless_equals_int (v->n_parts, 1);
   fail_unless_equals_int (v->parts[0].plane, 1);
   fail_unless_equals_int (v->reducer_channels[0], 2);
-  fail_unless (v->per_channel_program);
+  fail_unless (v->kernels & CR_KERNELS_CHANNELS);
   fail_if (v->per_channel);
   assert_value (v, 0, 0, 0);
   fail_unless_equals_int (v->n_values, 1);
@@ -177,6 +182,53 @@ GST_START_TEST (test_layout_one_component)
   g_autoptr (GstCudaReduceLayout) a = layout_of (&audio, FALSE, 4);
   fail_unless_equals_int (a->reducer_channels[0], 6);
   assert_value (a, 0, 0, 4);
+  /* Six float32 channels fill no load: the general kernel only, and audio
+   * has no padded lines. */
+  fail_unless_equals_int (a->kernels, CR_KERNELS_CHANNELS);
+}
+
+GST_END_TEST;
+
+/* The kernels a program gets: the per-channel ones only for reducers of
+ * several channels, packed ones only where those rows fill a 16-byte
+ * load, the pitched one only for video. */
+GST_START_TEST (test_layout_kernels_by_input)
+{
+  static const struct {
+    const gchar *format;
+    guint channels;
+    gboolean per_channel;
+    CrKernels want;
+  } audio[] = {
+    { "S16LE", 2, FALSE, 0 },
+    { "S16LE", 1, TRUE, 0 },
+    { "S16LE", 2, TRUE, CR_KERNELS_CHANNELS | CR_KERNELS_VEC2 },
+    { "F32LE", 4, TRUE, CR_KERNELS_CHANNELS | CR_KERNELS_VEC4 },
+    { "F32LE", 8, TRUE, CR_KERNELS_CHANNELS },
+    { "U8", 8, TRUE, CR_KERNELS_CHANNELS | CR_KERNELS_VEC8 },
+    { "F64LE", 2, TRUE, CR_KERNELS_CHANNELS | CR_KERNELS_VEC2 },
+    { "F64LE", 4, TRUE, CR_KERNELS_CHANNELS },
+  };
+  for (guint k = 0; k < G_N_ELEMENTS (audio); k++) {
+    g_autoptr (GstCaps) caps =
+        cr_test_audio_caps (audio[k].format, 48000, audio[k].channels);
+    CrInputFormat f;
+    fail_unless (cr_input_format_from_caps (caps, &f));
+    g_autoptr (GstCudaReduceLayout) l =
+        layout_of (&f, audio[k].per_channel, -1);
+    fail_unless (l->kernels == audio[k].want,
+        "%s, %u channels%s: kernels 0x%x, not 0x%x", audio[k].format,
+        audio[k].channels, audio[k].per_channel ? " per channel" : "",
+        l->kernels, audio[k].want);
+  }
+
+  g_autoptr (GstCaps) rows = cr_test_tensor_rows_caps (CR_TYPE_INT32, 4, 10);
+  CrInputFormat t;
+  fail_unless (cr_input_format_from_caps (rows, &t));
+  g_autoptr (GstCudaReduceLayout) whole = layout_of (&t, FALSE, -1);
+  g_autoptr (GstCudaReduceLayout) per = layout_of (&t, TRUE, -1);
+  fail_unless_equals_int (whole->kernels, 0);
+  fail_unless_equals_int (per->kernels, CR_KERNELS_CHANNELS | CR_KERNELS_VEC4);
 }
 
 GST_END_TEST;
@@ -213,6 +265,7 @@ layout_suite (void)
   tcase_add_test (tc, test_layout_rgb_in_memory_order);
   tcase_add_test (tc, test_layout_one_component);
   tcase_add_test (tc, test_layout_component_out_of_range);
+  tcase_add_test (tc, test_layout_kernels_by_input);
   return s;
 }
 
