@@ -1257,14 +1257,15 @@ gst_cuda_reduce_class_init (GstCudaReduceClass *klass)
   g_object_class_install_property (gobject_class, PROP_THRESHOLD,
       g_param_spec_double ("threshold", "Threshold",
           "Value of the context field 'threshold' when the monoid declares "
-          "one (as count_gt does). Takes effect from the next buffer, without "
-          "recompiling",
+          "one (as count_gt does); of every member's, in a fused monoid. "
+          "Takes effect from the next buffer, without recompiling",
           -G_MAXDOUBLE, G_MAXDOUBLE, DEFAULT_THRESHOLD, MONOID_FLAGS));
   g_object_class_install_property (gobject_class, PROP_CONTEXT,
       g_param_spec_boxed ("context", "Context",
           "Values of the monoid's context fields by name, e.g. "
-          "\"ctx, lo=(double)-1, hi=(double)1\". Takes effect from the next "
-          "buffer, without recompiling",
+          "\"ctx, lo=(double)-1, hi=(double)1\"; in a fused monoid a name "
+          "sets every member's field of that name, and label.name one "
+          "member's. Takes effect from the next buffer, without recompiling",
           GST_TYPE_STRUCTURE, MONOID_FLAGS));
   g_object_class_install_property (gobject_class, PROP_CUDA_DEVICE_ID,
       g_param_spec_int ("cuda-device-id", "CUDA device id",
