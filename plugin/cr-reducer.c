@@ -417,8 +417,8 @@ reduce_mapped (CrReducer *r, CUdeviceptr data, gsize bytes, const guint8 *ctx,
 }
 
 /* Whether the pitched kernel reads @region where it lies: the program has
- * it, one channel in device memory, lines of whole 16-byte loads that start on 16 bytes, and
- * fewer than 2^31 loads (kernels/reduce.cu). */
+ * it, one channel in device memory, lines of whole 16-byte loads that
+ * start on 16 bytes, and fewer than 2^31 loads (kernels/reduce.cu). */
 static gboolean
 reads_pitched (const CrReducer *r, const CrHostRegion *region)
 {
