@@ -467,9 +467,11 @@ element_kernels (gboolean per_channel)
 }
 
 /* In a child process: the time from nothing in memory to a loaded kernel,
- * with the compiled image on disk. Printed for the parent to read. */
+ * from the monoid's name (NVRTC opened and the program compiled, or its
+ * image read from the cache); the device's context is made before.
+ * Printed for the parent to read. */
 static int
-warm_start (const gchar *name, gboolean per_channel)
+child_start (const gchar *name, gboolean per_channel)
 {
   g_autoptr (GError) error = NULL;
   g_autoptr (CrDevice) device = cr_device_open (-1, &error);
@@ -484,13 +486,41 @@ warm_start (const gchar *name, gboolean per_channel)
   gint64 t1 = g_get_monotonic_time ();
   if (reducer == NULL)
     die (name, error);
-  printf ("warm-start %.3f %d\n", (t1 - t0) * 1e-3,
+  printf ("start %.3f %d\n", (t1 - t0) * 1e-3,
       cr_reducer_compiled (reducer)->from_cache);
   return 0;
 }
 
-/* The cold compile of one program, and its warm start in a new process
- * (from the cache the compile wrote). */
+/* A child_start with the kernel cache in @cache_dir: milliseconds, or NAN
+ * (said on stderr) when it fails or the cache does not do as @from_cache
+ * says it should. */
+static gdouble
+time_child_start (const gchar *self, const gchar *name, gboolean per_channel,
+    const gchar *cache_dir, gboolean from_cache)
+{
+  g_autoptr (GError) error = NULL;
+  const gchar *argv[] = { self, "--start", name,
+    per_channel ? "per-channel" : "single", NULL };
+  g_auto (GStrv) env = g_environ_setenv (
+      g_get_environ (), "GST_CUDAREDUCE_CACHE_DIR", cache_dir, TRUE);
+  g_autofree gchar *out = NULL;
+  gint status = 0, cached = -1;
+  gdouble ms = NAN;
+  if (!g_spawn_sync (NULL, (gchar **)argv, env, G_SPAWN_DEFAULT, NULL, NULL,
+          &out, NULL, &status, &error)
+      || sscanf (out, "start %lf %d", &ms, &cached) != 2
+      || cached != from_cache) {
+    g_printerr ("bench-reduce: %s start of %s: %s\n",
+        from_cache ? "warm" : "cold", name, error ? error->message : out);
+    return NAN;
+  }
+  return ms;
+}
+
+/* One program's cost: its cold compile in this process (NVRTC already
+ * open), its cold start in a new process with an empty cache (what the
+ * first buffer of a fresh gst-launch-1.0 waits for, less the context),
+ * and its warm start in another (from the image the cold one wrote). */
 static void
 compile_cost (Bench *b, const gchar *self, FILE *csv, const gchar *name,
     gboolean per_channel)
@@ -507,23 +537,22 @@ compile_cost (Bench *b, const gchar *self, FILE *csv, const gchar *name,
   if (cold == NULL)
     die (name, error);
 
-  const gchar *argv[] = { self, "--warm-start", name,
-    per_channel ? "per-channel" : "single", NULL };
-  g_autofree gchar *out = NULL;
-  gint status = 0;
-  gdouble warm_ms = NAN;
-  gint from_cache = 0;
-  if (!g_spawn_sync (NULL, (gchar **)argv, NULL, G_SPAWN_DEFAULT, NULL, NULL,
-          &out, NULL, &status, &error)
-      || sscanf (out, "warm-start %lf %d", &warm_ms, &from_cache) != 2
-      || !from_cache)
-    g_printerr ("bench-reduce: warm start of %s: %s\n", name,
-        error ? error->message : out);
+  g_autofree gchar *dir = g_dir_make_tmp ("cr-bench-start-XXXXXX", NULL);
+  const gdouble fresh_ms = time_child_start (self, name, per_channel, dir, 0);
+  const gdouble warm_ms = time_child_start (self, name, per_channel, dir, 1);
+  g_autoptr (GDir) entries = g_dir_open (dir, 0, NULL);
+  const gchar *entry;
+  while (entries && (entry = g_dir_read_name (entries)) != NULL) {
+    g_autofree gchar *path = g_build_filename (dir, entry, NULL);
+    g_unlink (path);
+  }
+  g_rmdir (dir);
+
   const gchar *shape = per_channel ? "stereo-per-channel" : "mono";
-  g_print ("%-32s %-18s %-8s %10.1f %10.2f\n", name, shape, "float32",
-      cold->seconds * 1e3, warm_ms);
-  fprintf (csv, "%s,%s,float32,%.2f,%.3f\n", name, shape, cold->seconds * 1e3,
-      warm_ms);
+  g_print ("%-32s %-18s %-8s %10.1f %10.1f %10.2f\n", name, shape, "float32",
+      cold->seconds * 1e3, fresh_ms, warm_ms);
+  fprintf (csv, "%s,%s,float32,%.2f,%.2f,%.3f\n", name, shape,
+      cold->seconds * 1e3, fresh_ms, warm_ms);
 }
 
 /* Every built-in, single and per channel, and fused programs of 2 to 4
@@ -535,9 +564,9 @@ compile_costs (Bench *b, const gchar *self, FILE *csv)
   static const gchar *const fused[] = { "sumsq+minmax", "sumsq+minmax+count_gt",
     "sumsq+minmax+count_gt+mean_var" };
   g_auto (GStrv) names = cr_monoid_builtin_names ();
-  g_print ("\n%-32s %-18s %-8s %10s %10s\n", "monoid", "program", "input",
-      "cold ms", "warm ms");
-  fprintf (csv, "monoid,program,input,cold_ms,warm_start_ms\n");
+  g_print ("\n%-32s %-18s %-8s %10s %10s %10s\n", "monoid", "program", "input",
+      "cold ms", "fresh ms", "warm ms");
+  fprintf (csv, "monoid,program,input,cold_ms,fresh_start_ms,warm_start_ms\n");
   for (gint per_channel = 0; per_channel < 2; per_channel++) {
     for (guint k = 0; names[k]; k++)
       compile_cost (b, self, csv, names[k], per_channel);
@@ -559,8 +588,9 @@ main (int argc, char **argv)
   Bench b = { 0 };
 
   for (int k = 1; k < argc; k++) {
-    if (strcmp (argv[k], "--warm-start") == 0 && k + 2 < argc)
-      return warm_start (argv[k + 1], strcmp (argv[k + 2], "per-channel") == 0);
+    if (strcmp (argv[k], "--start") == 0 && k + 2 < argc)
+      return child_start (
+          argv[k + 1], strcmp (argv[k + 2], "per-channel") == 0);
     else if (strcmp (argv[k], "--max-bytes") == 0 && k + 1 < argc)
       max_bytes = g_ascii_strtoull (argv[++k], NULL, 10);
     else if (strcmp (argv[k], "--csv") == 0 && k + 1 < argc)
