@@ -31,10 +31,8 @@ load_member (const gchar *item, guint index, const gchar *list, gchar **label,
     GError **error)
 {
   g_autofree gchar *text = g_strstrip (g_strdup (item));
-  const gchar *equals = strchr (text, '=');
-  const gchar *slash = strchr (text, '/');
-  /* A '=' after a '/' belongs to a path. */
-  gboolean labelled = equals && (slash == NULL || equals < slash);
+  const gchar *equals = cr_member_label_end (text);
+  gboolean labelled = equals != NULL;
   g_autofree gchar *given =
       labelled ? g_strstrip (g_strndup (text, equals - text)) : NULL;
   const gchar *what = labelled ? equals + 1 : text;
@@ -132,6 +130,15 @@ cr_monoid_fuse (const gchar *list, GError **error)
   fused->description = g_string_free (description, FALSE);
   fused->members = g_steal_pointer (&members);
   return g_steal_pointer (&fused);
+}
+
+const gchar *
+cr_member_label_end (const gchar *item)
+{
+  /* A '=' after a '/' belongs to a path. */
+  const gchar *equals = strchr (item, '=');
+  const gchar *slash = strchr (item, '/');
+  return equals && (slash == NULL || equals < slash) ? equals : NULL;
 }
 
 const gchar *

@@ -493,10 +493,8 @@ check_monoid_file (const gchar *path, GError **error)
 static gboolean
 names_a_list (const gchar *name_or_path)
 {
-  const gchar *equals = strchr (name_or_path, '=');
-  const gchar *slash = strchr (name_or_path, '/');
   if (strchr (name_or_path, '+') == NULL
-      && (equals == NULL || (slash && slash < equals)))
+      && cr_member_label_end (name_or_path) == NULL)
     return FALSE;
   return !(names_a_file (name_or_path)
       && g_file_test (name_or_path, G_FILE_TEST_EXISTS));

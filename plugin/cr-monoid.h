@@ -70,6 +70,8 @@ CrMonoid *cr_monoid_load (const gchar *name_or_path, GError **error);
  * "label=member" (the label is the member's name otherwise): "sumsq+minmax",
  * "lo=count_gt+hi=count_gt". */
 CrMonoid *cr_monoid_fuse (const gchar *list, GError **error);
+/* The '=' that ends the label of a member ("lo=count_gt"), or NULL. */
+const gchar *cr_member_label_end (const gchar *item);
 
 CrMonoid *cr_monoid_ref (CrMonoid *monoid);
 void cr_monoid_unref (CrMonoid *monoid);

@@ -128,14 +128,12 @@ static void
 emit_monoid (GString *s, const CrMonoid *m, const CrLayout *acc,
     const CrLayout *ctx, const CrLayout *out, const gchar *label)
 {
-  g_autofree gchar *identity =
-      g_strdup_printf ("Identity%s%s", label ? " of " : "", label ? label : "");
-  g_autofree gchar *load =
-      g_strdup_printf ("Load%s%s", label ? " of " : "", label ? label : "");
-  g_autofree gchar *combine =
-      g_strdup_printf ("Combine%s%s", label ? " of " : "", label ? label : "");
-  g_autofree gchar *finalize =
-      g_strdup_printf ("Finalize%s%s", label ? " of " : "", label ? label : "");
+  /* With a NULL label, g_strconcat stops before it. */
+  const gchar *of = label ? " of " : "";
+  g_autofree gchar *identity = g_strconcat ("Identity", of, label, NULL);
+  g_autofree gchar *load = g_strconcat ("Load", of, label, NULL);
+  g_autofree gchar *combine = g_strconcat ("Combine", of, label, NULL);
+  g_autofree gchar *finalize = g_strconcat ("Finalize", of, label, NULL);
 
   emit_struct (s, "Acc", acc, FALSE);
   emit_struct (s, "Ctx", ctx, FALSE);

@@ -351,7 +351,7 @@ gst_cuda_reduce_get_property (
 /* The monoid the properties describe now: parsed once per change of the
  * monoid's properties, from any thread. */
 static CrMonoid *
-parse_monoid (GstCudaReduce *self, GError **error)
+current_monoid (GstCudaReduce *self, GError **error)
 {
   GST_OBJECT_LOCK (self);
   if (self->parsed.monoid && self->parsed.serial == self->monoid_serial) {
@@ -403,27 +403,23 @@ parse_monoid (GstCudaReduce *self, GError **error)
  * as many. */
 #define MAX_TENSORS 16
 
-/* current_monoid, and whether the output mode can carry its results. */
-static CrMonoid *
-current_monoid (GstCudaReduce *self, GError **error)
+/* Whether the output mode can carry @m's results: checked where a monoid
+ * starts to be used, not for every buffer (output is fixed from READY). */
+static gboolean
+output_fits (GstCudaReduce *self, const CrMonoid *m, GError **error)
 {
-  CrMonoid *m = parse_monoid (self, error);
-  if (m == NULL)
-    return NULL;
   GST_OBJECT_LOCK (self);
   gboolean tensor = self->output == GST_CUDA_REDUCE_OUTPUT_TENSOR;
   GST_OBJECT_UNLOCK (self);
   guint n = cr_monoid_result_fields (m)->len;
-  if (tensor && n > MAX_TENSORS) {
-    g_set_error (error, CR_ERROR, CR_ERROR_FIELDS,
-        "output=tensor carries at most %d tensors, one per result field, "
-        "and monoid %s has %u result fields; fuse fewer members, or use "
-        "output=message",
-        MAX_TENSORS, m->name, n);
-    cr_monoid_unref (m);
-    return NULL;
-  }
-  return m;
+  if (!tensor || n <= MAX_TENSORS)
+    return TRUE;
+  g_set_error (error, CR_ERROR, CR_ERROR_FIELDS,
+      "output=tensor carries at most %d tensors, one per result field, "
+      "and monoid %s has %u result fields; fuse fewer members, or use "
+      "output=message",
+      MAX_TENSORS, m->name, n);
+  return FALSE;
 }
 
 /* Before each buffer: follow a change of the monoid's properties. */
@@ -439,6 +435,10 @@ follow_monoid (GstCudaReduce *self)
   }
   if (monoid == self->programs.active_monoid)
     return TRUE;
+  if (!output_fits (self, monoid, &error)) {
+    gst_cuda_reduce_post_error (self, error, NULL);
+    return FALSE;
+  }
   if (!gst_cuda_reduce_batches_launch (&self->batches))
     return FALSE;
   return gst_cuda_reduce_programs_use (&self->programs, GST_ELEMENT (self),
@@ -471,7 +471,7 @@ gst_cuda_reduce_start (GstBaseTransform *trans)
 
   /* A bad monoid is reported before anything touches the GPU: it is the
    * more useful message on a machine that has neither. */
-  if (monoid == NULL) {
+  if (monoid == NULL || !output_fits (self, monoid, &error)) {
     gst_cuda_reduce_post_error (self, error, NULL);
     return FALSE;
   }
@@ -569,6 +569,8 @@ gst_cuda_reduce_transform_caps (GstBaseTransform *trans,
     gint component = self->component;
     GST_OBJECT_UNLOCK (self);
     result = gst_caps_new_empty ();
+    if (monoid && !output_fits (self, monoid, &error))
+      g_clear_pointer (&monoid, cr_monoid_unref);
     if (monoid == NULL)
       GST_WARNING_OBJECT (self, "no tensor caps: %s", error->message);
     for (guint k = 0; monoid && k < gst_caps_get_size (caps); k++)
