@@ -78,37 +78,19 @@ first_error (const gchar *log)
   return g_strdup ("see the NVRTC log");
 }
 
-/* nvrtcResult's value for an option NVRTC does not know. */
-#define NVRTC_ERROR_INVALID_OPTION 5
-
 static GBytes *
 nvrtc_build (const CrNvrtc *rtc, const gchar *source,
     const gchar *const *options, gint n_options, gboolean want_ptx, gchar **log,
     GError **error)
 {
   nvrtcProgram prog = NULL;
-  int res = 0;
-  /* NVRTC optimises and assembles the kernels in parallel on every core,
-   * which takes a program of several kernels (the per-channel ones, or a
-   * fused monoid's) a good part of its compile time off. The code is the
-   * same, so the option is not part of the cache key. An NVRTC that does
-   * not know it compiles without it. */
-  g_autofree const gchar **with_split = g_new (const gchar *, n_options + 1);
-  memcpy (with_split, options, n_options * sizeof *options);
-  with_split[n_options] = "--split-compile=0";
-  for (gint attempt = 0; attempt < 2; attempt++) {
-    res = rtc->CreateProgram (&prog, source, "cudareduce.cu", 0, NULL, NULL);
-    if (res != 0) {
-      g_set_error (error, CR_ERROR, CR_ERROR_COMPILE,
-          "nvrtcCreateProgram failed: %s", rtc->GetErrorString (res));
-      return NULL;
-    }
-    res = attempt ? rtc->CompileProgram (prog, n_options, options)
-                  : rtc->CompileProgram (prog, n_options + 1, with_split);
-    if (res != NVRTC_ERROR_INVALID_OPTION || attempt > 0)
-      break;
-    rtc->DestroyProgram (&prog);
+  int res = rtc->CreateProgram (&prog, source, "cudareduce.cu", 0, NULL, NULL);
+  if (res != 0) {
+    g_set_error (error, CR_ERROR, CR_ERROR_COMPILE,
+        "nvrtcCreateProgram failed: %s", rtc->GetErrorString (res));
+    return NULL;
   }
+  res = rtc->CompileProgram (prog, n_options, options);
   *log = program_log (rtc, prog);
   if (res != 0) {
     g_autofree gchar *first = first_error (*log);
