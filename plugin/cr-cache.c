@@ -15,7 +15,7 @@ G_DEFINE_QUARK (cr - cache - error - quark, cr_cache_error)
  *
  *   0   8  "CRKCACHE"
  *   8   4  ENTRY_FORMAT
- *  12   4  kind: 0 a CUBIN, 1 PTX
+ *  12   4  kind: 0 a CUBIN, 1 PTX, 2 a note (text)
  *  16   8  payload length
  *  24  64  the key, as in the file's name
  *  88  32  SHA-256 of bytes 0 to 87 and the payload
@@ -78,10 +78,13 @@ key_is_valid (const gchar *key)
   return n == KEY_CHARS;
 }
 
+enum { KIND_CUBIN = 0, KIND_PTX = 1, KIND_NOTE = 2 };
+
+/* Images end in .bin, notes in .note. */
 static gchar *
-entry_name (const gchar *key)
+entry_name (const gchar *key, guint32 kind)
 {
-  return g_strconcat (key, ".bin", NULL);
+  return g_strconcat (key, kind == KIND_NOTE ? ".note" : ".bin", NULL);
 }
 
 static void
@@ -151,7 +154,7 @@ cr_cache_close (CrCache *cache)
 gchar *
 cr_cache_entry_path (CrCache *cache, const gchar *key)
 {
-  g_autofree gchar *name = entry_name (key);
+  g_autofree gchar *name = entry_name (key, KIND_CUBIN);
   return g_build_filename (cache->path, name, NULL);
 }
 
@@ -225,7 +228,7 @@ read_exactly (
 
 static GBytes *
 parse_entry (const guint8 *entry, gsize size, const gchar *key,
-    gboolean *is_ptx, const gchar *path, GError **error)
+    guint32 *kind_out, const gchar *path, GError **error)
 {
   if (memcmp (entry + OFF_MAGIC, ENTRY_MAGIC, 8) != 0) {
     g_set_error (error, CR_CACHE_ERROR, CR_CACHE_ERROR_CORRUPT,
@@ -240,7 +243,7 @@ parse_entry (const guint8 *entry, gsize size, const gchar *key,
   }
   guint32 kind = get_u32 (entry + OFF_KIND);
   guint64 length = get_u64 (entry + OFF_LENGTH);
-  if (kind > 1 || length != size - HEADER_SIZE) {
+  if (kind > KIND_NOTE || length != size - HEADER_SIZE) {
     g_set_error (error, CR_CACHE_ERROR, CR_CACHE_ERROR_CORRUPT,
         "%s has a bad header (truncated?)", path);
     return NULL;
@@ -260,18 +263,16 @@ parse_entry (const guint8 *entry, gsize size, const gchar *key,
         (const gchar *)entry + OFF_KEY);
     return NULL;
   }
-  *is_ptx = kind == 1;
+  *kind_out = kind;
   return g_bytes_new (entry + HEADER_SIZE, length);
 }
 
-GBytes *
-cr_cache_lookup (
-    CrCache *cache, const gchar *key, gboolean *is_ptx, GError **error)
+/* *@kind: on entry, KIND_NOTE to open a note's file, else an image's; on
+ * return, the kind the entry says it is. */
+static GBytes *
+lookup_entry (CrCache *cache, const gchar *key, guint32 *kind, GError **error)
 {
-  g_return_val_if_fail (cache != NULL, NULL);
-  g_return_val_if_fail (key != NULL && key_is_valid (key), NULL);
-
-  g_autofree gchar *name = entry_name (key);
+  g_autofree gchar *name = entry_name (key, *kind);
   g_autofree gchar *path = g_build_filename (cache->path, name, NULL);
   /* O_NOFOLLOW: a link is refused, not followed. O_NONBLOCK: opening a
    * FIFO returns at once instead of waiting for a writer. The type is then
@@ -312,10 +313,49 @@ cr_cache_lookup (
     gsize size = st.st_size;
     g_autofree guint8 *entry = g_malloc (size);
     if (read_exactly (fd, entry, size, path, error))
-      image = parse_entry (entry, size, key, is_ptx, path, error);
+      image = parse_entry (entry, size, key, kind, path, error);
   }
   close (fd);
   return image;
+}
+
+GBytes *
+cr_cache_lookup (
+    CrCache *cache, const gchar *key, gboolean *is_ptx, GError **error)
+{
+  g_return_val_if_fail (cache != NULL, NULL);
+  g_return_val_if_fail (key != NULL && key_is_valid (key), NULL);
+
+  guint32 kind = KIND_CUBIN;
+  GBytes *image = lookup_entry (cache, key, &kind, error);
+  if (image && kind == KIND_NOTE) {
+    g_set_error (error, CR_CACHE_ERROR, CR_CACHE_ERROR_OTHER_KEY,
+        "the entry of %s is a note, not an image", key);
+    g_clear_pointer (&image, g_bytes_unref);
+  }
+  *is_ptx = kind == KIND_PTX;
+  return image;
+}
+
+gchar *
+cr_cache_lookup_note (CrCache *cache, const gchar *key, GError **error)
+{
+  g_return_val_if_fail (cache != NULL, NULL);
+  g_return_val_if_fail (key != NULL && key_is_valid (key), NULL);
+
+  guint32 kind = KIND_NOTE;
+  g_autoptr (GBytes) note = lookup_entry (cache, key, &kind, error);
+  if (note == NULL)
+    return NULL;
+  gsize size = 0;
+  const gchar *text = g_bytes_get_data (note, &size);
+  if (kind != KIND_NOTE || memchr (text, '\0', size) != NULL
+      || !g_utf8_validate (text, size, NULL)) {
+    g_set_error (error, CR_CACHE_ERROR, CR_CACHE_ERROR_OTHER_KEY,
+        "the entry of %s is not a note", key);
+    return NULL;
+  }
+  return g_strndup (text, size);
 }
 
 static gboolean
@@ -336,15 +376,10 @@ write_all (
   return TRUE;
 }
 
-gboolean
-cr_cache_store (CrCache *cache, const gchar *key, GBytes *image,
-    gboolean is_ptx, GError **error)
+static gboolean
+store_entry (CrCache *cache, const gchar *key, const guint8 *data, gsize length,
+    guint32 kind, GError **error)
 {
-  g_return_val_if_fail (cache != NULL, FALSE);
-  g_return_val_if_fail (key != NULL && key_is_valid (key), FALSE);
-
-  gsize length = 0;
-  const guint8 *data = g_bytes_get_data (image, &length);
   /* Never write what a lookup would refuse to read. */
   if (length > CR_CACHE_MAX_ENTRY - HEADER_SIZE) {
     g_set_error (error, CR_CACHE_ERROR, CR_CACHE_ERROR_TOO_LARGE,
@@ -355,7 +390,7 @@ cr_cache_store (CrCache *cache, const gchar *key, GBytes *image,
   g_autofree guint8 *entry = g_malloc (HEADER_SIZE + length);
   memcpy (entry + OFF_MAGIC, ENTRY_MAGIC, 8);
   put_u32 (entry + OFF_FORMAT, ENTRY_FORMAT);
-  put_u32 (entry + OFF_KIND, is_ptx ? 1 : 0);
+  put_u32 (entry + OFF_KIND, kind);
   put_u64 (entry + OFF_LENGTH, length);
   memcpy (entry + OFF_KEY, key, KEY_CHARS);
   memcpy (entry + HEADER_SIZE, data, length);
@@ -365,7 +400,7 @@ cr_cache_store (CrCache *cache, const gchar *key, GBytes *image,
    * process sees the old entry, the new one or none, never a part. No
    * fsync: after a crash, an entry cut short fails its checksum and is
    * compiled again, which is all durability would buy. */
-  g_autofree gchar *name = entry_name (key);
+  g_autofree gchar *name = entry_name (key, kind);
   g_autofree gchar *path = g_build_filename (cache->path, name, NULL);
   g_autofree gchar *tmp = NULL;
   int fd = -1;
@@ -393,4 +428,28 @@ cr_cache_store (CrCache *cache, const gchar *key, GBytes *image,
   if (!ok)
     unlinkat (cache->fd, tmp, 0);
   return ok;
+}
+
+gboolean
+cr_cache_store (CrCache *cache, const gchar *key, GBytes *image,
+    gboolean is_ptx, GError **error)
+{
+  g_return_val_if_fail (cache != NULL, FALSE);
+  g_return_val_if_fail (key != NULL && key_is_valid (key), FALSE);
+
+  gsize length = 0;
+  const guint8 *data = g_bytes_get_data (image, &length);
+  return store_entry (
+      cache, key, data, length, is_ptx ? KIND_PTX : KIND_CUBIN, error);
+}
+
+gboolean
+cr_cache_store_note (
+    CrCache *cache, const gchar *key, const gchar *text, GError **error)
+{
+  g_return_val_if_fail (cache != NULL, FALSE);
+  g_return_val_if_fail (key != NULL && key_is_valid (key), FALSE);
+
+  return store_entry (
+      cache, key, (const guint8 *)text, strlen (text), KIND_NOTE, error);
 }

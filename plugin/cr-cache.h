@@ -3,8 +3,8 @@
  *
  * The cache is a directory of this user's, that no one else can write to;
  * it is opened and checked once, and entries are then opened relative to
- * that open directory. An entry is a regular file named after its key, whose
- * header repeats the key and a SHA-256 of the header and the payload: an
+ * that open directory. An entry is a regular file named after its key (an
+ * image's ends in .bin, a note's in .note), whose header repeats the key and a SHA-256 of the header and the payload: an
  * entry copied over another's name, cut short or changed is a miss, as is a
  * symbolic link, a FIFO, a device or a file too large to be one of ours.
  * A miss is never an error for the caller: it compiles instead. */
@@ -63,6 +63,14 @@ GBytes *cr_cache_lookup (
  * old entry, the new one or none, never a part. */
 gboolean cr_cache_store (CrCache *cache, const gchar *key, GBytes *image,
     gboolean is_ptx, GError **error);
+
+/* Notes: small texts that the compiler keeps beside the images, each under
+ * a key of its own (a SHA-256 as cr_cache_key makes), in entries of their
+ * own kind, checked as images are. A note is never returned as an image,
+ * nor an image as a note. */
+gchar *cr_cache_lookup_note (CrCache *cache, const gchar *key, GError **error);
+gboolean cr_cache_store_note (
+    CrCache *cache, const gchar *key, const gchar *text, GError **error);
 
 /* The file of @key's entry, for tests and messages. */
 gchar *cr_cache_entry_path (CrCache *cache, const gchar *key);

@@ -6,6 +6,7 @@
 #include "cr-cache.h"
 #include "cr-cuda.h"
 #include "cr-error.h"
+#include "cr-nvrtc-facts.h"
 
 #include <string.h>
 
@@ -34,16 +35,13 @@ cr_nvrtc_version (GError **error)
 /* The newest architecture NVRTC can target that is not newer than @arch,
  * and whether it is @arch itself (then a CUBIN can be made). */
 static gint
-choose_target (const CrNvrtc *rtc, gint arch, GError **error)
+choose_target (const CrNvrtcFacts *facts, gint arch, GError **error)
 {
-  int n = 0;
-  if (rtc->GetNumSupportedArchs == NULL || rtc->GetSupportedArchs == NULL
-      || rtc->GetNumSupportedArchs (&n) != 0 || n <= 0)
+  if (facts->archs->len == 0)
     return arch; /* an old NVRTC: ask for arch and see */
-  g_autofree int *archs = g_new0 (int, n);
-  rtc->GetSupportedArchs (archs);
+  const gint *archs = (const gint *)facts->archs->data;
   gint best = -1;
-  for (int k = 0; k < n; k++)
+  for (guint k = 0; k < facts->archs->len; k++)
     if (archs[k] <= arch && archs[k] > best)
       best = archs[k];
   if (best < 0) {
@@ -154,46 +152,119 @@ cache_store (CrCache *cache, const gchar *key, GBytes *image, gboolean is_ptx)
     g_debug ("kernel cache entry not written: %s", why->message);
 }
 
+/* What a compile is made of, once NVRTC's facts are known: the target, the
+ * options and the key. */
+typedef struct {
+  gchar *target; /* "sm_90" or "compute_90" */
+  gboolean want_ptx;
+  gchar *arch_option;
+  const gchar *options[2];
+  gchar *key; /* NULL without the cache */
+} CompileSetup;
+
+static void
+setup_clear (CompileSetup *setup)
+{
+  g_free (setup->target);
+  g_free (setup->arch_option);
+  g_free (setup->key);
+  memset (setup, 0, sizeof *setup);
+}
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (CompileSetup, setup_clear)
+
+static gboolean
+setup_from (CompileSetup *setup, const CrNvrtcFacts *facts, const gchar *source,
+    gint arch, gboolean keyed, GError **error)
+{
+  setup_clear (setup);
+  gint target = choose_target (facts, arch, error);
+  if (target < 0)
+    return FALSE;
+  setup->want_ptx = target != arch || !facts->cubin;
+  setup->target =
+      g_strdup_printf (setup->want_ptx ? "compute_%d" : "sm_%d", target);
+  setup->arch_option = g_strdup_printf ("--gpu-architecture=%s", setup->target);
+  setup->options[0] = setup->arch_option;
+  setup->options[1] = "--std=c++17";
+  if (keyed)
+    setup->key = cr_cache_key (
+        source, setup->options, G_N_ELEMENTS (setup->options), facts->version);
+  return TRUE;
+}
+
+/* NVRTC's facts: asked of NVRTC when it is open already, else read from
+ * the note in @cache, else asked of NVRTC, opened here, and noted in @cache.
+ * *@rtc is NVRTC when it is open. */
+static CrNvrtcFacts *
+nvrtc_facts (CrCache *cache, const CrNvrtc **rtc, GError **error)
+{
+  if ((*rtc = cr_cuda_nvrtc_if_open ()) != NULL)
+    return cr_nvrtc_facts_of (*rtc);
+  if (cache) {
+    g_autoptr (GError) why = NULL;
+    CrNvrtcFacts *noted = cr_nvrtc_facts_recall (cache, &why);
+    if (noted)
+      return noted;
+    g_debug (
+        "NVRTC opened: its facts are not noted in the cache: %s", why->message);
+  }
+  if ((*rtc = cr_cuda_nvrtc (error)) == NULL)
+    return NULL;
+  CrNvrtcFacts *facts = cr_nvrtc_facts_of (*rtc);
+  g_autoptr (GError) why = NULL;
+  if (cache && !cr_nvrtc_facts_note (cache, facts, &why))
+    g_debug ("NVRTC's facts not noted in the cache: %s", why->message);
+  return facts;
+}
+
 CrCompiled *
 cr_compile (const gchar *source, gint arch, CrCompileFlags flags,
     gchar **log_out, GError **error)
 {
-  const CrNvrtc *rtc = cr_cuda_nvrtc (error);
-  if (rtc == NULL)
+  g_autoptr (GTimer) timer = g_timer_new ();
+  g_autoptr (CrCache) cache =
+      (flags & CR_COMPILE_NO_CACHE) ? NULL : cache_open ();
+  const CrNvrtc *rtc = NULL;
+  g_autoptr (CrNvrtcFacts) facts = nvrtc_facts (cache, &rtc, error);
+  if (facts == NULL)
     return NULL;
-  gint target = choose_target (rtc, arch, error);
-  if (target < 0)
+  g_auto (CompileSetup) setup = { 0 };
+  if (!setup_from (&setup, facts, source, arch, cache != NULL, error))
     return NULL;
 
   g_autoptr (CrCompiled) c = g_new0 (CrCompiled, 1);
-  g_autoptr (GTimer) timer = g_timer_new ();
-  gboolean want_ptx = target != arch || rtc->GetCUBIN == NULL;
-  c->is_ptx = want_ptx;
-  c->target = g_strdup_printf (want_ptx ? "compute_%d" : "sm_%d", target);
-  g_autofree gchar *arch_option =
-      g_strdup_printf ("--gpu-architecture=%s", c->target);
-  const gchar *options[] = { arch_option, "--std=c++17" };
-  gint n_options = G_N_ELEMENTS (options);
-
-  g_autoptr (CrCache) cache = NULL;
-  g_autofree gchar *key = NULL;
-  if (!(flags & CR_COMPILE_NO_CACHE)) {
-    g_autofree gchar *version = cr_nvrtc_version (NULL);
-    key = cr_cache_key (source, options, n_options, version);
-    cache = cache_open ();
-  }
-  if (cache && !(flags & CR_COMPILE_REFRESH)) {
-    c->image = cache_lookup (cache, key, want_ptx);
-    if (c->image) {
-      c->from_cache = TRUE;
-      c->seconds = g_timer_elapsed (timer, NULL);
-      return g_steal_pointer (&c);
+  const gboolean lookup = cache && !(flags & CR_COMPILE_REFRESH);
+  if (lookup)
+    c->image = cache_lookup (cache, setup.key, setup.want_ptx);
+  if (c->image == NULL && rtc == NULL) {
+    /* The facts came from a note, and NVRTC is opened to compile: if the
+     * note was wrong, so were the target and the key. */
+    if ((rtc = cr_cuda_nvrtc (error)) == NULL)
+      return NULL;
+    g_autoptr (CrNvrtcFacts) actual = cr_nvrtc_facts_of (rtc);
+    if (!cr_nvrtc_facts_equal (actual, facts)) {
+      g_debug ("NVRTC %s is not as noted in the cache (%s): noted again",
+          actual->version, facts->version);
+      g_autoptr (GError) why = NULL;
+      if (!cr_nvrtc_facts_note (cache, actual, &why))
+        g_debug ("NVRTC's facts not noted in the cache: %s", why->message);
+      if (!setup_from (&setup, actual, source, arch, TRUE, error))
+        return NULL;
+      if (lookup)
+        c->image = cache_lookup (cache, setup.key, setup.want_ptx);
     }
+  }
+  c->is_ptx = setup.want_ptx;
+  c->target = g_strdup (setup.target);
+  if (c->image) {
+    c->from_cache = TRUE;
+    c->seconds = g_timer_elapsed (timer, NULL);
+    return g_steal_pointer (&c);
   }
 
   g_autofree gchar *log = NULL;
-  c->image =
-      nvrtc_build (rtc, source, options, n_options, want_ptx, &log, error);
+  c->image = nvrtc_build (rtc, source, setup.options,
+      G_N_ELEMENTS (setup.options), setup.want_ptx, &log, error);
   if (c->image == NULL) {
     if (log_out)
       *log_out = g_steal_pointer (&log);
@@ -201,7 +272,7 @@ cr_compile (const gchar *source, gint arch, CrCompileFlags flags,
   }
   c->log = g_steal_pointer (&log);
   if (cache)
-    cache_store (cache, key, c->image, want_ptx);
+    cache_store (cache, setup.key, c->image, setup.want_ptx);
   c->seconds = g_timer_elapsed (timer, NULL);
   return g_steal_pointer (&c);
 }

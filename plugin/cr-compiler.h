@@ -6,7 +6,9 @@
  * is older than the device. Images are kept in the disk cache of cr-cache.h,
  * keyed by the source, the compile options (the target among them) and the
  * NVRTC version; an entry that is not exactly the one of its key is a miss,
- * recompiled and rewritten, never loaded. */
+ * recompiled and rewritten, never loaded. NVRTC is opened only to compile:
+ * a hit takes NVRTC's version and targets from a note in the cache
+ * (cr-nvrtc-facts.h). */
 #pragma once
 
 #include "cr-cache.h" /* cr_cache_dir () */

@@ -3,11 +3,16 @@
  * Modelled on how GStreamer's CUDA library does it: look for the library by
  * its usual sonames, resolve every symbol up front so a missing one is found
  * once and reported clearly, and remember the outcome for the process. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* dladdr */
+#endif
 #include "cr-cuda.h"
 
 #include "cr-error.h"
 
+#include <dlfcn.h>
 #include <gmodule.h>
+#include <sys/stat.h>
 
 GQuark
 cr_error_quark (void)
@@ -242,17 +247,72 @@ cr_cuda_driver (GError **error)
   return take_loaded (&loaded, error) ? loaded.table : NULL;
 }
 
+static CrLoaded nvrtc_loaded;
+static gint nvrtc_is_open; /* atomic: set once nvrtc_loaded has its table */
+
 const CrNvrtc *
 cr_cuda_nvrtc (GError **error)
 {
-  static CrLoaded loaded;
   static gsize once = 0;
   if (g_once_init_enter (&once)) {
-    loaded.code = CR_ERROR_NO_NVRTC;
-    loaded.table = load_nvrtc (&loaded.failure);
+    nvrtc_loaded.code = CR_ERROR_NO_NVRTC;
+    nvrtc_loaded.table = load_nvrtc (&nvrtc_loaded.failure);
+    g_atomic_int_set (&nvrtc_is_open, nvrtc_loaded.table != NULL);
     g_once_init_leave (&once, 1);
   }
-  return take_loaded (&loaded, error) ? loaded.table : NULL;
+  return take_loaded (&nvrtc_loaded, error) ? nvrtc_loaded.table : NULL;
+}
+
+const CrNvrtc *
+cr_cuda_nvrtc_if_open (void)
+{
+  return g_atomic_int_get (&nvrtc_is_open) ? nvrtc_loaded.table : NULL;
+}
+
+gchar *
+cr_cuda_nvrtc_file (void)
+{
+  const CrNvrtc *rtc = cr_cuda_nvrtc_if_open ();
+  Dl_info info;
+  if (rtc == NULL || dladdr ((void *)rtc->Version, &info) == 0
+      || info.dli_fname == NULL || !g_path_is_absolute (info.dli_fname))
+    return NULL;
+  return g_strdup (info.dli_fname);
+}
+
+gchar *
+cr_cuda_file_identity (const gchar *path)
+{
+  struct stat st;
+  if (stat (path, &st) != 0)
+    return g_strdup_printf ("%s: absent", path);
+  return g_strdup_printf ("%s: device %" G_GUINT64_FORMAT
+                          " inode %" G_GUINT64_FORMAT " size %" G_GINT64_FORMAT
+                          " modified %" G_GINT64_FORMAT ".%09ld",
+      path, (guint64)st.st_dev, (guint64)st.st_ino, (gint64)st.st_size,
+      (gint64)st.st_mtim.tv_sec, (long)st.st_mtim.tv_nsec);
+}
+
+gchar *
+cr_cuda_nvrtc_search (void)
+{
+  /* What load_nvrtc reads, and what the dynamic loader reads to find a
+   * bare soname: LD_LIBRARY_PATH, the program's own run path, and its
+   * cache, which ldconfig rewrites whenever a library is installed. */
+  static const gchar *const variables[] = { "GST_CUDAREDUCE_NVRTC_LIBRARY",
+    "LD_LIBRARY_PATH", "CUDA_PATH", "CUDA_HOME", NULL };
+  GString *search = g_string_new (NULL);
+  for (const gchar *const *v = variables; *v; v++) {
+    const gchar *value = g_getenv (*v);
+    g_string_append_printf (
+        search, "%s%s%s\n", *v, value ? "=" : " unset", value ? value : "");
+  }
+  g_autofree gchar *program = g_file_read_link ("/proc/self/exe", NULL);
+  g_autofree gchar *program_id =
+      cr_cuda_file_identity (program ? program : "/proc/self/exe");
+  g_autofree gchar *loader_id = cr_cuda_file_identity ("/etc/ld.so.cache");
+  g_string_append_printf (search, "%s\n%s\n", program_id, loader_id);
+  return g_string_free (search, FALSE);
 }
 
 gchar *

@@ -140,6 +140,25 @@ typedef struct {
 const CrDriver *cr_cuda_driver (GError **error);
 const CrNvrtc *cr_cuda_nvrtc (GError **error);
 
+/* NVRTC's table when this process has opened it already, else NULL: never
+ * opens it (opening NVRTC, a library of 100 MB, takes milliseconds). */
+const CrNvrtc *cr_cuda_nvrtc_if_open (void);
+
+/* The file the open NVRTC was loaded from, or NULL when it is not open. */
+gchar *cr_cuda_nvrtc_file (void);
+
+/* What decides which file cr_cuda_nvrtc opens, as text: the variables its
+ * search reads, and the program and the dynamic loader's cache, which
+ * decide where a bare soname is found. Where the text is the same and the
+ * file opened before is unchanged, that file is the one that would be
+ * opened again, unless a library was copied into a directory searched
+ * earlier without running ldconfig. */
+gchar *cr_cuda_nvrtc_search (void);
+
+/* @path with what tells it from a replacement: device, inode, size and
+ * modification time ("absent" when it cannot be read). */
+gchar *cr_cuda_file_identity (const gchar *path);
+
 /* "CUDA_ERROR_ILLEGAL_ADDRESS (an illegal memory access was encountered)" */
 gchar *cr_cuda_describe (CUresult result);
 

@@ -6,6 +6,7 @@
 #include "cr-error.h"
 #include "cr-reducer.h"
 
+#include <glib/gstdio.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -454,4 +455,51 @@ cr_test_set_chunk_bytes (const gchar *bytes)
     g_setenv (CHUNK_BYTES_ENV, original, TRUE);
   else
     g_unsetenv (CHUNK_BYTES_ENV);
+}
+
+gchar *
+cr_test_make_dir (const gchar *prefix)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree gchar *template = g_strconcat (prefix, "-XXXXXX", NULL);
+  gchar *dir = g_dir_make_tmp (template, &error);
+  fail_unless (dir != NULL, "%s", error ? error->message : "");
+  return dir;
+}
+
+void
+cr_test_remove_dir (const gchar *dir)
+{
+  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
+  const gchar *name;
+  while (d && (name = g_dir_read_name (d))) {
+    g_autofree gchar *path = g_build_filename (dir, name, NULL);
+    if (g_file_test (path, G_FILE_TEST_IS_DIR)
+        && !g_file_test (path, G_FILE_TEST_IS_SYMLINK))
+      cr_test_remove_dir (path);
+    else
+      g_unlink (path);
+  }
+  g_rmdir (dir);
+}
+
+static GString *engine_debug;
+
+static void
+keep_engine_debug (const gchar *domain, GLogLevelFlags level,
+    const gchar *message, gpointer data)
+{
+  g_string_append_printf (engine_debug, "%s\n", message);
+}
+
+const GString *
+cr_test_keep_engine_debug (void)
+{
+  if (engine_debug == NULL) {
+    engine_debug = g_string_new (NULL);
+    g_log_set_handler (
+        "cudareduce", G_LOG_LEVEL_DEBUG, keep_engine_debug, NULL);
+  }
+  g_string_truncate (engine_debug, 0);
+  return engine_debug;
 }

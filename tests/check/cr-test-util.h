@@ -97,4 +97,14 @@ void cr_test_expect_refused (GstHarness *h, GstBuffer *buf, const gchar *what);
  * it was before the first call. */
 void cr_test_set_chunk_bytes (const gchar *bytes);
 
+/* A new empty directory (mode 0700) in the temporary directory, named
+ * @prefix and a random suffix; and its removal with what it holds (links
+ * removed, not followed). */
+gchar *cr_test_make_dir (const gchar *prefix);
+void cr_test_remove_dir (const gchar *dir);
+
+/* From this call on, the engine's debug lines (GLib log domain cudareduce),
+ * one per line, in a string that the next call empties. */
+const GString *cr_test_keep_engine_debug (void);
+
 G_END_DECLS

@@ -20,32 +20,6 @@
 /* How long a lookup may take before a test calls it hung. */
 #define PROMPTLY_US (2 * G_USEC_PER_SEC)
 
-/* A new empty directory, mode 0700, and its removal with what it holds. */
-static gchar *
-fresh_dir (void)
-{
-  g_autoptr (GError) error = NULL;
-  gchar *dir = g_dir_make_tmp ("cr-cache-XXXXXX", &error);
-  fail_unless (dir != NULL, "%s", error ? error->message : "");
-  return dir;
-}
-
-static void
-remove_dir (const gchar *dir)
-{
-  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
-  const gchar *name;
-  while (d && (name = g_dir_read_name (d))) {
-    g_autofree gchar *path = g_build_filename (dir, name, NULL);
-    if (g_file_test (path, G_FILE_TEST_IS_DIR)
-        && !g_file_test (path, G_FILE_TEST_IS_SYMLINK))
-      remove_dir (path);
-    else
-      g_unlink (path);
-  }
-  g_rmdir (dir);
-}
-
 /* Keys as cr_cache_key makes them: 64 hexadecimal digits. */
 static gchar *
 key_of (const gchar *text)
@@ -181,7 +155,7 @@ write_file (const gchar *path, const gchar *contents, gsize length)
 
 GST_START_TEST (test_store_then_lookup)
 {
-  g_autofree gchar *dir = fresh_dir ();
+  g_autofree gchar *dir = cr_test_make_dir ("cr-cache");
   g_autoptr (CrCache) cache = open_cache (dir);
   g_autofree gchar *cubin_key = key_of ("cubin");
   g_autofree gchar *ptx_key = key_of ("ptx");
@@ -205,7 +179,7 @@ GST_START_TEST (test_store_then_lookup)
   /* Stored again, replaced. */
   store (cache, cubin_key, "another CUBIN");
   assert_hit (cache, cubin_key, "another CUBIN");
-  remove_dir (dir);
+  cr_test_remove_dir (dir);
 }
 
 GST_END_TEST;
@@ -214,7 +188,7 @@ GST_END_TEST;
  * mode 0600, named after its key, with no temporary file left beside it. */
 GST_START_TEST (test_good_entry_is_hit)
 {
-  g_autofree gchar *dir = fresh_dir ();
+  g_autofree gchar *dir = cr_test_make_dir ("cr-cache");
   g_autofree gchar *key = key_of ("good");
   {
     g_autoptr (CrCache) writer = open_cache (dir);
@@ -235,7 +209,43 @@ GST_START_TEST (test_good_entry_is_hit)
   g_autofree gchar *entry_path = cr_cache_entry_path (reader, key);
   fail_unless_equals_string (entry_path, path);
   assert_hit (reader, key, "a good image");
-  remove_dir (dir);
+  cr_test_remove_dir (dir);
+}
+
+GST_END_TEST;
+
+/* Notes (the compiler's facts about NVRTC) are kept in .note files: one
+ * stored is read back, and neither kind is ever taken for the other, even
+ * copied over the other's file. */
+GST_START_TEST (test_notes_apart_from_images)
+{
+  g_autofree gchar *dir = cr_test_make_dir ("cr-cache");
+  g_autoptr (CrCache) cache = open_cache (dir);
+  g_autofree gchar *key = key_of ("note");
+  g_autoptr (GError) error = NULL;
+  fail_unless (
+      cr_cache_store_note (cache, key, "[nvrtc]\nversion=13.0\n", &error));
+  g_autofree gchar *text = cr_cache_lookup_note (cache, key, &error);
+  fail_unless_equals_string (text, "[nvrtc]\nversion=13.0\n");
+  assert_miss (cache, key, CR_CACHE_ERROR_ABSENT);
+
+  g_autofree gchar *note_name = g_strconcat (key, ".note", NULL);
+  g_autofree gchar *note_path = g_build_filename (dir, note_name, NULL);
+  g_autofree gchar *image_path = cr_cache_entry_path (cache, key);
+  gsize length = 0;
+  g_autofree gchar *note = read_file (note_path, &length);
+  write_file (image_path, note, length);
+  assert_miss (cache, key, CR_CACHE_ERROR_OTHER_KEY);
+
+  store (cache, key, "an image");
+  g_autofree gchar *image = read_file (image_path, &length);
+  write_file (note_path, image, length);
+  g_autofree gchar *not_a_note = cr_cache_lookup_note (cache, key, &error);
+  fail_unless (not_a_note == NULL);
+  fail_unless (
+      g_error_matches (error, CR_CACHE_ERROR, CR_CACHE_ERROR_OTHER_KEY), "%s",
+      error->message);
+  cr_test_remove_dir (dir);
 }
 
 GST_END_TEST;
@@ -243,7 +253,7 @@ GST_END_TEST;
 /* Another monoid's entry, whole and valid, copied over this key's name. */
 GST_START_TEST (test_entry_of_another_key)
 {
-  g_autofree gchar *dir = fresh_dir ();
+  g_autofree gchar *dir = cr_test_make_dir ("cr-cache");
   g_autoptr (CrCache) cache = open_cache (dir);
   g_autofree gchar *mine = key_of ("mine");
   g_autofree gchar *theirs = key_of ("theirs");
@@ -261,7 +271,7 @@ GST_START_TEST (test_entry_of_another_key)
   /* Rewritten, it is a hit again. */
   store (cache, mine, "my image");
   assert_hit (cache, mine, "my image");
-  remove_dir (dir);
+  cr_test_remove_dir (dir);
 }
 
 GST_END_TEST;
@@ -270,7 +280,7 @@ GST_END_TEST;
  * could as well lead anywhere. */
 GST_START_TEST (test_symlink_to_right_entry)
 {
-  g_autofree gchar *dir = fresh_dir ();
+  g_autofree gchar *dir = cr_test_make_dir ("cr-cache");
   g_autoptr (CrCache) cache = open_cache (dir);
   g_autofree gchar *key = key_of ("linked");
   store (cache, key, "the right image");
@@ -280,21 +290,21 @@ GST_START_TEST (test_symlink_to_right_entry)
   fail_unless (symlink (moved, path) == 0, "%s", g_strerror (errno));
 
   assert_miss (cache, key, CR_CACHE_ERROR_NOT_REGULAR);
-  remove_dir (dir);
+  cr_test_remove_dir (dir);
 }
 
 GST_END_TEST;
 
 GST_START_TEST (test_symlink_to_dev_zero)
 {
-  g_autofree gchar *dir = fresh_dir ();
+  g_autofree gchar *dir = cr_test_make_dir ("cr-cache");
   g_autoptr (CrCache) cache = open_cache (dir);
   g_autofree gchar *key = key_of ("zero");
   g_autofree gchar *path = cr_cache_entry_path (cache, key);
   fail_unless (symlink ("/dev/zero", path) == 0, "%s", g_strerror (errno));
 
   assert_miss (cache, key, CR_CACHE_ERROR_NOT_REGULAR);
-  remove_dir (dir);
+  cr_test_remove_dir (dir);
 }
 
 GST_END_TEST;
@@ -302,14 +312,14 @@ GST_END_TEST;
 /* Opening a FIFO for reading waits for a writer, which never comes. */
 GST_START_TEST (test_fifo_entry)
 {
-  g_autofree gchar *dir = fresh_dir ();
+  g_autofree gchar *dir = cr_test_make_dir ("cr-cache");
   g_autoptr (CrCache) cache = open_cache (dir);
   g_autofree gchar *key = key_of ("fifo");
   g_autofree gchar *path = cr_cache_entry_path (cache, key);
   fail_unless (mkfifo (path, 0600) == 0, "%s", g_strerror (errno));
 
   assert_miss (cache, key, CR_CACHE_ERROR_NOT_REGULAR);
-  remove_dir (dir);
+  cr_test_remove_dir (dir);
 }
 
 GST_END_TEST;
@@ -318,7 +328,7 @@ GST_END_TEST;
  * a planted one could be far larger. */
 GST_START_TEST (test_oversized_entry)
 {
-  g_autofree gchar *dir = fresh_dir ();
+  g_autofree gchar *dir = cr_test_make_dir ("cr-cache");
   g_autoptr (CrCache) cache = open_cache (dir);
   g_autofree gchar *key = key_of ("large");
   store (cache, key, "an image");
@@ -336,14 +346,14 @@ GST_START_TEST (test_oversized_entry)
   fail_unless (
       g_error_matches (error, CR_CACHE_ERROR, CR_CACHE_ERROR_TOO_LARGE));
   assert_miss (cache, other, CR_CACHE_ERROR_ABSENT);
-  remove_dir (dir);
+  cr_test_remove_dir (dir);
 }
 
 GST_END_TEST;
 
 GST_START_TEST (test_truncated_entry)
 {
-  g_autofree gchar *dir = fresh_dir ();
+  g_autofree gchar *dir = cr_test_make_dir ("cr-cache");
   g_autoptr (CrCache) cache = open_cache (dir);
   g_autofree gchar *key = key_of ("truncated");
   store (cache, key, "an image long enough to cut in places");
@@ -357,7 +367,7 @@ GST_START_TEST (test_truncated_entry)
     write_file (path, contents, cuts[k]);
     assert_miss (cache, key, CR_CACHE_ERROR_CORRUPT);
   }
-  remove_dir (dir);
+  cr_test_remove_dir (dir);
 }
 
 GST_END_TEST;
@@ -366,7 +376,7 @@ GST_END_TEST;
  * the checksum covers the key and the kind of image too. */
 GST_START_TEST (test_corrupt_entry)
 {
-  g_autofree gchar *dir = fresh_dir ();
+  g_autofree gchar *dir = cr_test_make_dir ("cr-cache");
   g_autoptr (CrCache) cache = open_cache (dir);
   g_autofree gchar *key = key_of ("corrupt");
   store (cache, key, "an image");
@@ -388,7 +398,7 @@ GST_START_TEST (test_corrupt_entry)
   }
   write_file (path, contents, length);
   assert_hit (cache, key, "an image");
-  remove_dir (dir);
+  cr_test_remove_dir (dir);
 }
 
 GST_END_TEST;
@@ -397,7 +407,7 @@ GST_END_TEST;
  * length and the payload's SHA-256, and no key. */
 GST_START_TEST (test_format_1_entry)
 {
-  g_autofree gchar *dir = fresh_dir ();
+  g_autofree gchar *dir = cr_test_make_dir ("cr-cache");
   g_autoptr (CrCache) cache = open_cache (dir);
   g_autofree gchar *key = key_of ("old");
   const gchar payload[] = "an image from before entries had keys, long "
@@ -418,7 +428,7 @@ GST_START_TEST (test_format_1_entry)
   write_file (path, (const gchar *)entry, sizeof entry);
 
   assert_miss (cache, key, CR_CACHE_ERROR_FORMAT);
-  remove_dir (dir);
+  cr_test_remove_dir (dir);
 }
 
 GST_END_TEST;
@@ -426,7 +436,7 @@ GST_END_TEST;
 /* An entry of another user's, in a directory of ours (root made it). */
 GST_START_TEST (test_entry_of_another_user)
 {
-  g_autofree gchar *dir = fresh_dir ();
+  g_autofree gchar *dir = cr_test_make_dir ("cr-cache");
   g_autoptr (CrCache) cache = open_cache (dir);
   g_autofree gchar *key = key_of ("owned");
   store (cache, key, "an image");
@@ -434,11 +444,11 @@ GST_START_TEST (test_entry_of_another_user)
   if (chown (path, 65534, 65534) != 0) {
     g_print (
         "entry of another user: not tested, chown: %s\n", g_strerror (errno));
-    remove_dir (dir);
+    cr_test_remove_dir (dir);
     return;
   }
   assert_miss (cache, key, CR_CACHE_ERROR_UNSAFE);
-  remove_dir (dir);
+  cr_test_remove_dir (dir);
 }
 
 GST_END_TEST;
@@ -446,7 +456,7 @@ GST_END_TEST;
 /* Keys become file names: anything but a digest is a programming error. */
 GST_START_TEST (test_key_must_be_a_digest)
 {
-  g_autofree gchar *dir = fresh_dir ();
+  g_autofree gchar *dir = cr_test_make_dir ("cr-cache");
   g_autoptr (CrCache) cache = open_cache (dir);
   g_autoptr (GBytes) image = image_of ("an image");
   gboolean is_ptx = FALSE;
@@ -455,7 +465,7 @@ GST_START_TEST (test_key_must_be_a_digest)
   ASSERT_CRITICAL (cr_cache_store (cache, "../escape", image, FALSE, NULL));
   g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
   fail_unless (g_dir_read_name (d) == NULL);
-  remove_dir (dir);
+  cr_test_remove_dir (dir);
 }
 
 GST_END_TEST;
@@ -477,7 +487,7 @@ assert_dir_refused (const gchar *dir)
 
 GST_START_TEST (test_dir_writable_by_others)
 {
-  g_autofree gchar *dir = fresh_dir ();
+  g_autofree gchar *dir = cr_test_make_dir ("cr-cache");
   const guint modes[] = { 01777, 0777, 0770, 0702 };
   for (guint k = 0; k < G_N_ELEMENTS (modes); k++) {
     fail_unless (g_chmod (dir, modes[k]) == 0);
@@ -486,7 +496,7 @@ GST_START_TEST (test_dir_writable_by_others)
   /* Readable by others is fine: only writing plants entries. */
   fail_unless (g_chmod (dir, 0755) == 0);
   g_autoptr (CrCache) cache = open_cache (dir);
-  remove_dir (dir);
+  cr_test_remove_dir (dir);
 }
 
 GST_END_TEST;
@@ -494,15 +504,15 @@ GST_END_TEST;
 /* Run as root, the test can give the directory away. */
 GST_START_TEST (test_dir_of_another_user)
 {
-  g_autofree gchar *dir = fresh_dir ();
+  g_autofree gchar *dir = cr_test_make_dir ("cr-cache");
   if (chown (dir, 65534, 65534) != 0) {
     g_print ("directory of another user: not tested, chown: %s\n",
         g_strerror (errno));
-    remove_dir (dir);
+    cr_test_remove_dir (dir);
     return;
   }
   assert_dir_refused (dir);
-  remove_dir (dir);
+  cr_test_remove_dir (dir);
 }
 
 GST_END_TEST;
@@ -510,7 +520,7 @@ GST_END_TEST;
 /* What is checked is the directory a link leads to. */
 GST_START_TEST (test_dir_through_symlink)
 {
-  g_autofree gchar *base = fresh_dir ();
+  g_autofree gchar *base = cr_test_make_dir ("cr-cache");
   g_autofree gchar *target = g_build_filename (base, "target", NULL);
   g_autofree gchar *link = g_build_filename (base, "link", NULL);
   fail_unless (g_mkdir (target, 0777) == 0);
@@ -523,21 +533,21 @@ GST_START_TEST (test_dir_through_symlink)
   g_autoptr (CrCache) cache = open_cache (link);
   store (cache, key, "an image");
   assert_hit (cache, key, "an image");
-  remove_dir (base);
+  cr_test_remove_dir (base);
 }
 
 GST_END_TEST;
 
 GST_START_TEST (test_missing_dir_created_0700)
 {
-  g_autofree gchar *base = fresh_dir ();
+  g_autofree gchar *base = cr_test_make_dir ("cr-cache");
   g_autofree gchar *dir = g_build_filename (base, "a", "cache", NULL);
   g_autoptr (CrCache) cache = open_cache (dir);
   GStatBuf st;
   fail_unless (g_stat (dir, &st) == 0);
   fail_unless (S_ISDIR (st.st_mode));
   fail_unless_equals_int (st.st_mode & 07777, 0700);
-  remove_dir (base);
+  cr_test_remove_dir (base);
 }
 
 GST_END_TEST;
@@ -567,15 +577,8 @@ GST_END_TEST;
 
 /* cr_compile through the cache, where NVRTC can be opened */
 
-/* The debug lines of the engine (domain cudareduce), while a test runs. */
-static GString *debug_log;
-
-static void
-keep_debug (const gchar *domain, GLogLevelFlags level, const gchar *message,
-    gpointer data)
-{
-  g_string_append_printf (debug_log, "%s\n", message);
-}
+/* The debug lines of the engine, while a test runs. */
+static const GString *debug_log;
 
 static gboolean
 compile_setup (const gchar *dir)
@@ -586,22 +589,27 @@ compile_setup (const gchar *dir)
     return FALSE;
   }
   g_setenv ("GST_CUDAREDUCE_CACHE_DIR", dir, TRUE);
-  if (debug_log)
-    g_string_free (debug_log, TRUE);
-  debug_log = g_string_new (NULL);
-  g_log_set_handler ("cudareduce", G_LOG_LEVEL_DEBUG, keep_debug, NULL);
+  debug_log = cr_test_keep_engine_debug ();
   return TRUE;
 }
 
+/* The files in @dir that end in @suffix (images: .bin; notes: .note). */
 static GPtrArray *
-entry_paths (const gchar *dir)
+files_ending (const gchar *dir, const gchar *suffix)
 {
   GPtrArray *paths = g_ptr_array_new_with_free_func (g_free);
   g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
   const gchar *name;
   while (d && (name = g_dir_read_name (d)))
-    g_ptr_array_add (paths, g_build_filename (dir, name, NULL));
+    if (g_str_has_suffix (name, suffix))
+      g_ptr_array_add (paths, g_build_filename (dir, name, NULL));
   return paths;
+}
+
+static GPtrArray *
+entry_paths (const gchar *dir)
+{
+  return files_ending (dir, ".bin");
 }
 
 static CrCompiled *
@@ -619,9 +627,9 @@ compile (const gchar *monoid_name, CrType in)
 
 GST_START_TEST (test_compile_in_unsafe_dir)
 {
-  g_autofree gchar *dir = fresh_dir ();
+  g_autofree gchar *dir = cr_test_make_dir ("cr-cache");
   if (!compile_setup (dir)) {
-    remove_dir (dir);
+    cr_test_remove_dir (dir);
     return;
   }
   fail_unless (g_chmod (dir, 01777) == 0);
@@ -631,21 +639,21 @@ GST_START_TEST (test_compile_in_unsafe_dir)
   fail_if (first->from_cache);
   fail_if (second->from_cache);
   fail_unless (g_bytes_equal (first->image, second->image));
-  g_autoptr (GPtrArray) written = entry_paths (dir);
+  g_autoptr (GPtrArray) written = files_ending (dir, "");
   fail_unless_equals_int (written->len, 0);
   fail_unless (strstr (debug_log->str, "kernel cache not used") != NULL
           && strstr (debug_log->str, "writable by its group or others"),
       "debug log: %s", debug_log->str);
-  remove_dir (dir);
+  cr_test_remove_dir (dir);
 }
 
 GST_END_TEST;
 
 GST_START_TEST (test_compile_after_entry_of_another_key)
 {
-  g_autofree gchar *dir = fresh_dir ();
+  g_autofree gchar *dir = cr_test_make_dir ("cr-cache");
   if (!compile_setup (dir)) {
-    remove_dir (dir);
+    cr_test_remove_dir (dir);
     return;
   }
   g_autoptr (CrCompiled) sum = compile ("sum", CR_TYPE_FLOAT32);
@@ -673,7 +681,7 @@ GST_START_TEST (test_compile_after_entry_of_another_key)
   g_autoptr (CrCompiled) cached = compile ("sum", CR_TYPE_FLOAT32);
   fail_unless (cached->from_cache);
   fail_unless (g_bytes_equal (cached->image, sum->image));
-  remove_dir (dir);
+  cr_test_remove_dir (dir);
 }
 
 GST_END_TEST;
@@ -686,6 +694,7 @@ cache_suite (void)
   suite_add_tcase (s, entries);
   tcase_add_test (entries, test_store_then_lookup);
   tcase_add_test (entries, test_good_entry_is_hit);
+  tcase_add_test (entries, test_notes_apart_from_images);
   tcase_add_test (entries, test_entry_of_another_key);
   tcase_add_test (entries, test_symlink_to_right_entry);
   tcase_add_test (entries, test_symlink_to_dev_zero);

@@ -1,0 +1,253 @@
+/* test-nvrtc-facts.c: a start from the kernel cache does not open NVRTC.
+ * The facts the cache key needs (NVRTC's version and targets) come from a
+ * note in the cache, which is believed only while the NVRTC it names is the
+ * same file; a wrong note costs a miss and is written again, never a wrong
+ * image. Needs NVRTC, not a GPU.
+ *
+ * Each test starts in a process where NVRTC is not open (gst-check forks
+ * one per test, and main opens NVRTC only in a child of its own): what a
+ * new gst-launch-1.0 would find. What must open NVRTC runs in a child. */
+#include "cr-test-util.h"
+
+#include "cr-compiler.h"
+#include "cr-cuda.h"
+#include "cr-error.h"
+#include "cr-nvrtc-facts.h"
+#include "cr-program.h"
+
+#include <glib/gstdio.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define NVRTC_OVERRIDE "GST_CUDAREDUCE_NVRTC_LIBRARY"
+
+static guint
+count_files_ending (const gchar *dir, const gchar *suffix)
+{
+  guint n = 0;
+  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
+  const gchar *name;
+  while (d && (name = g_dir_read_name (d)))
+    n += g_str_has_suffix (name, suffix);
+  return n;
+}
+
+/* The debug lines of the engine, while a test runs. */
+static const GString *debug_log;
+
+/* A test's start: the kernel cache in a new directory, the debug log kept,
+ * and NVRTC not open in this process. */
+static gchar *
+setup (void)
+{
+  gchar *dir = cr_test_make_dir ("cr-facts");
+  g_setenv ("GST_CUDAREDUCE_CACHE_DIR", dir, TRUE);
+  debug_log = cr_test_keep_engine_debug ();
+  fail_if (cr_cuda_nvrtc_if_open () != NULL,
+      "NVRTC is open before the test: run the tests forked (CK_FORK=yes)");
+  return dir;
+}
+
+static CrCompiled *
+compile_sum (CrCompileFlags flags, GError **error)
+{
+  g_autoptr (CrMonoid) monoid = cr_monoid_load ("sum", error);
+  if (monoid == NULL)
+    return NULL;
+  g_autoptr (CrProgram) program = cr_program_new (monoid, CR_TYPE_FLOAT32);
+  return cr_compile (program->source, 90, flags, NULL, error);
+}
+
+/* Runs @body in a child process and returns its exit status, or -1 when
+ * it could not run or did not exit. The child reports through its status,
+ * not with fail_unless. */
+static gint
+in_child (gint (*body) (gpointer), gpointer data)
+{
+  pid_t pid = fork ();
+  if (pid == 0)
+    _exit (body (data));
+  gint status = 0;
+  if (pid < 0 || waitpid (pid, &status, 0) != pid || !WIFEXITED (status))
+    return -1;
+  return WEXITSTATUS (status);
+}
+
+/* A first start: NVRTC compiles, and its image and its facts go into the
+ * cache. */
+static gint
+cold_start (gpointer data)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (CrCompiled) c = compile_sum (CR_COMPILE_DEFAULT, &error);
+  if (c == NULL) {
+    g_printerr ("cold start: %s\n", error->message);
+    return 2;
+  }
+  return c->from_cache ? 3 : 0;
+}
+
+GST_START_TEST (test_start_from_cache_opens_no_nvrtc)
+{
+  g_autofree gchar *dir = setup ();
+  fail_unless_equals_int (in_child (cold_start, NULL), 0);
+  fail_unless_equals_int (count_files_ending (dir, ".bin"), 1);
+  fail_unless_equals_int (count_files_ending (dir, ".note"), 1);
+
+  g_autoptr (GError) error = NULL;
+  g_autoptr (CrCompiled) warm = compile_sum (CR_COMPILE_DEFAULT, &error);
+  fail_unless (warm != NULL, "%s", error ? error->message : "");
+  fail_unless (warm->from_cache);
+  fail_unless_equals_string (warm->target, "sm_90");
+  fail_if (cr_cuda_nvrtc_if_open () != NULL,
+      "NVRTC was opened for a start from the cache: %s", debug_log->str);
+
+  /* The image is the one NVRTC makes now. */
+  g_autoptr (CrCompiled) fresh = compile_sum (CR_COMPILE_NO_CACHE, &error);
+  fail_unless (fresh != NULL, "%s", error ? error->message : "");
+  fail_unless (cr_cuda_nvrtc_if_open () != NULL);
+  fail_unless (g_bytes_equal (warm->image, fresh->image));
+  cr_test_remove_dir (dir);
+}
+
+GST_END_TEST;
+
+/* A cold start, then a note that says NVRTC is version 0.0: the file it
+ * names is the right one, so it is believed. */
+static gint
+cold_start_then_wrong_note (gpointer data)
+{
+  gint status = cold_start (NULL);
+  if (status != 0)
+    return status;
+  g_autoptr (CrCache) cache = cr_cache_open (data, NULL);
+  g_autoptr (CrNvrtcFacts) wrong = cr_nvrtc_facts_of (cr_cuda_nvrtc (NULL));
+  g_free (wrong->version);
+  wrong->version = g_strdup ("0.0");
+  return cache && cr_nvrtc_facts_note (cache, wrong, NULL) ? 0 : 4;
+}
+
+GST_START_TEST (test_wrong_note_costs_a_miss)
+{
+  g_autofree gchar *dir = setup ();
+  fail_unless_equals_int (in_child (cold_start_then_wrong_note, dir), 0);
+  g_autoptr (CrCache) cache = cr_cache_open (dir, NULL);
+  fail_unless (cache != NULL);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (CrNvrtcFacts) noted = cr_nvrtc_facts_recall (cache, &error);
+  fail_unless (noted != NULL, "%s", error ? error->message : "");
+  fail_unless_equals_string (noted->version, "0.0");
+
+  /* Looked up under the wrong version's key: a miss. NVRTC, opened, tells
+   * the right version: looked up again, and found. */
+  g_autoptr (CrCompiled) warm = compile_sum (CR_COMPILE_DEFAULT, &error);
+  fail_unless (warm != NULL, "%s", error ? error->message : "");
+  fail_unless (warm->from_cache);
+  fail_unless (strstr (debug_log->str, "is not as noted") != NULL,
+      "debug log: %s", debug_log->str);
+  g_autoptr (CrCompiled) fresh = compile_sum (CR_COMPILE_NO_CACHE, &error);
+  fail_unless (fresh != NULL, "%s", error ? error->message : "");
+  fail_unless (g_bytes_equal (warm->image, fresh->image));
+
+  /* And noted again, right. */
+  g_autoptr (CrNvrtcFacts) actual = cr_nvrtc_facts_of (cr_cuda_nvrtc (NULL));
+  g_autoptr (CrNvrtcFacts) renoted = cr_nvrtc_facts_recall (cache, &error);
+  fail_unless (renoted != NULL, "%s", error ? error->message : "");
+  fail_unless (cr_nvrtc_facts_equal (renoted, actual));
+  fail_if (g_str_equal (actual->version, "0.0"));
+  cr_test_remove_dir (dir);
+}
+
+GST_END_TEST;
+
+/* The file NVRTC is opened from, written to @data's file. */
+static gint
+write_nvrtc_file (gpointer data)
+{
+  if (cr_cuda_nvrtc (NULL) == NULL)
+    return 2;
+  g_autofree gchar *file = cr_cuda_nvrtc_file ();
+  return file && g_file_set_contents (data, file, -1, NULL) ? 0 : 3;
+}
+
+GST_START_TEST (test_changed_nvrtc_is_opened)
+{
+  g_autofree gchar *dir = setup ();
+  g_autofree gchar *libs = cr_test_make_dir ("cr-facts-libs");
+  g_autofree gchar *where = g_build_filename (libs, "where", NULL);
+  fail_unless_equals_int (in_child (write_nvrtc_file, where), 0);
+  g_autofree gchar *real = NULL;
+  fail_unless (g_file_get_contents (where, &real, NULL, NULL));
+  fail_unless (g_path_is_absolute (real), "%s", real);
+
+  /* NVRTC opened through a link, as an upgrade would swap one. */
+  g_autofree gchar *link = g_build_filename (libs, "libnvrtc.so", NULL);
+  fail_unless (symlink (real, link) == 0);
+  g_setenv (NVRTC_OVERRIDE, link, TRUE);
+  fail_unless_equals_int (in_child (cold_start, NULL), 0);
+  g_autoptr (CrCache) cache = cr_cache_open (dir, NULL);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (CrNvrtcFacts) noted = cr_nvrtc_facts_recall (cache, &error);
+  fail_unless (noted != NULL, "%s", error ? error->message : "");
+
+  /* Another search (here, no override) has no note. */
+  g_unsetenv (NVRTC_OVERRIDE);
+  g_autoptr (CrNvrtcFacts) elsewhere = cr_nvrtc_facts_recall (cache, &error);
+  fail_unless (elsewhere == NULL);
+  g_clear_error (&error);
+
+  /* The link now names another file: the note is not believed, and NVRTC
+   * is opened, which fails here, as it must, though the image is cached. */
+  g_setenv (NVRTC_OVERRIDE, link, TRUE);
+  fail_unless (g_unlink (link) == 0);
+  fail_unless (symlink (where, link) == 0);
+  g_autoptr (CrNvrtcFacts) stale = cr_nvrtc_facts_recall (cache, &error);
+  fail_unless (stale == NULL);
+  fail_unless (strstr (error->message, "NVRTC has changed") != NULL, "%s",
+      error->message);
+  g_clear_error (&error);
+  g_autoptr (CrCompiled) c = compile_sum (CR_COMPILE_DEFAULT, &error);
+  fail_unless (c == NULL);
+  fail_unless (g_error_matches (error, CR_ERROR, CR_ERROR_NO_NVRTC), "%s",
+      error->message);
+  g_unsetenv (NVRTC_OVERRIDE);
+  cr_test_remove_dir (libs);
+  cr_test_remove_dir (dir);
+}
+
+GST_END_TEST;
+
+static gint
+nvrtc_opens (gpointer data)
+{
+  return cr_cuda_nvrtc (NULL) ? 0 : 1;
+}
+
+static Suite *
+nvrtc_facts_suite (void)
+{
+  Suite *s = suite_create ("nvrtc-facts");
+  TCase *tc = tcase_create ("facts");
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_start_from_cache_opens_no_nvrtc);
+  tcase_add_test (tc, test_wrong_note_costs_a_miss);
+  tcase_add_test (tc, test_changed_nvrtc_is_opened);
+  return s;
+}
+
+int
+main (int argc, char **argv)
+{
+  gst_check_init (&argc, &argv);
+  /* In a child: this process must not open NVRTC before the tests do. */
+  if (in_child (nvrtc_opens, NULL) != 0) {
+    if (g_strcmp0 (g_getenv ("CUDAREDUCE_REQUIRE_NVRTC"), "1") == 0) {
+      g_printerr ("CUDAREDUCE_REQUIRE_NVRTC=1 but NVRTC cannot be opened\n");
+      return 1;
+    }
+    g_print ("SKIP: NVRTC cannot be opened\n");
+    return CR_TEST_SKIP;
+  }
+  return gst_check_run_suite (nvrtc_facts_suite (), "nvrtc-facts", __FILE__);
+}
