@@ -270,10 +270,12 @@ GST_END_TEST;
 
 /* The generated functions are plain C++ once the CUDA qualifiers are
  * gone: this runs them on the host, so the fused program's mapping of its
- * structs onto the members' is checked where there is no GPU. The driver
- * reads the elements and the packed context from files, folds pairs in a
- * tree (combine meets real values on both sides) and writes the Out
- * struct's bytes. */
+ * structs onto the members' (and a built-in's arithmetic) is checked where
+ * there is no GPU. The driver reads the elements and the packed context
+ * from files, folds pairs in a tree (combine meets real values on both
+ * sides), or with a third argument "seq" folds each element into one
+ * accumulator started from the identity, as each GPU thread does, and
+ * writes the Out struct's bytes. */
 static const gchar host_head[] =
     "#include <cstdio>\n"
     "#include <cstring>\n"
@@ -304,6 +306,11 @@ static const gchar host_main[] =
     "    In x; std::memcpy (&x, data.data () + i * sizeof (In), sizeof x);\n"
     "    level.push_back (cr_load (x, i, ctx));\n"
     "  }\n"
+    "  if (argc > 3 && !std::strcmp (argv[3], \"seq\")) {\n"
+    "    Acc acc = cr_identity (ctx);\n"
+    "    for (const Acc &a : level) acc = cr_combine (acc, a, ctx);\n"
+    "    level.assign (1, acc);\n"
+    "  }\n"
     "  if (level.empty ()) level.push_back (cr_identity (ctx));\n"
     "  while (level.size () > 1) {\n"
     "    std::vector<Acc> next;\n"
@@ -319,10 +326,12 @@ static const gchar host_main[] =
     "  return 0;\n"
     "}\n";
 
-/* @program's functions run over @data on the host: its Out struct. */
+/* @program's functions run over @data on the host, in a tree or
+ * @sequential: its Out struct. */
 static GBytes *
 run_on_host (const gchar *cxx, const gchar *dir, const CrProgram *program,
-    const gchar *data_path, gdouble threshold, GHashTable *context)
+    const gchar *data_path, gdouble threshold, GHashTable *context,
+    gboolean sequential)
 {
   static guint serial;
   g_autoptr (GError) error = NULL;
@@ -356,7 +365,8 @@ run_on_host (const gchar *cxx, const gchar *dir, const CrProgram *program,
     g_printerr ("%s\n%s\n", numbered, build_err);
     fail ("%s does not compile the generated functions", cxx);
   }
-  const gchar *run[] = { exe, data_path, ctx_path, NULL };
+  const gchar *run[] = { exe, data_path, ctx_path, sequential ? "seq" : "tree",
+    NULL };
   g_autoptr (GSubprocess) p =
       g_subprocess_newv (run, G_SUBPROCESS_FLAGS_STDOUT_PIPE, &error);
   fail_unless (p != NULL, "%s", error ? error->message : "");
@@ -415,14 +425,16 @@ GST_START_TEST (test_fused_on_the_host)
         G_TYPE_DOUBLE, 0.0, "hi.threshold", G_TYPE_DOUBLE, high[t], NULL);
     g_autoptr (GHashTable) context = context_table (s);
     g_autoptr (CrProgram) fp = cr_program_new (fused, types[t]);
-    g_autoptr (GBytes) fout = run_on_host (cxx, dir, fp, data_path, 0, context);
+    g_autoptr (GBytes) fout =
+        run_on_host (cxx, dir, fp, data_path, 0, context, FALSE);
     const guint8 *fbytes = g_bytes_get_data (fout, NULL);
     guint base = 0;
     for (guint m = 0; m < G_N_ELEMENTS (members); m++) {
       g_autoptr (CrMonoid) alone = fuse (members[m].monoid);
       g_autoptr (CrProgram) ap = cr_program_new (alone, types[t]);
       g_autoptr (GBytes) aout = run_on_host (cxx, dir, ap, data_path,
-          members[m].threshold < 0 ? high[t] : members[m].threshold, NULL);
+          members[m].threshold < 0 ? high[t] : members[m].threshold, NULL,
+          FALSE);
       const guint8 *abytes = g_bytes_get_data (aout, NULL);
       for (guint k = 0; k < ap->out.n_fields; k++) {
         g_autofree gchar *qualified =
@@ -471,6 +483,81 @@ GST_START_TEST (test_fused_on_the_host)
 
 GST_END_TEST;
 
+/* mean_var's arithmetic, on the host, folded in a tree and one element at
+ * a time from the identity (as a GPU thread folds its slice): data far from
+ * zero (a naive sum of squares would lose the variance) against a two-pass
+ * reference in long double. */
+GST_START_TEST (test_mean_var_on_the_host)
+{
+  static const struct {
+    CrType type;
+    gdouble offset, spread;
+  } cases[] = {
+    { CR_TYPE_FLOAT64, 1e9, 1 },
+    { CR_TYPE_FLOAT32, 1e4, 3 },
+    { CR_TYPE_INT32, -2e9, 1e6 },
+    { CR_TYPE_UINT8, 0, 255 },
+  };
+  g_autofree gchar *cxx = g_find_program_in_path ("c++");
+  if (cxx == NULL) {
+    g_print ("test_mean_var_on_the_host: no C++ compiler (c++), not run\n");
+    return;
+  }
+  g_autofree gchar *dir = g_dir_make_tmp ("cr-fuse-host-XXXXXX", NULL);
+  g_autoptr (GRand) rand = cr_test_rand ();
+  g_autoptr (CrMonoid) mean_var = fuse ("mean_var");
+
+  for (guint c = 0; c < G_N_ELEMENTS (cases); c++) {
+    const CrType type = cases[c].type;
+    const gsize n = 1000 + g_rand_int_range (rand, 0, 1000);
+    const gsize size = n * cr_type_size (type);
+    g_autofree guint8 *data = g_malloc (size);
+    for (gsize k = 0; k < n; k++) {
+      const gdouble v =
+          cases[c].offset + g_rand_double_range (rand, 0, cases[c].spread);
+      if (type == CR_TYPE_FLOAT64)
+        memcpy (data + 8 * k, &v, 8);
+      else if (type == CR_TYPE_FLOAT32)
+        ((gfloat *)data)[k] = (gfloat)v;
+      else if (type == CR_TYPE_INT32)
+        ((gint32 *)data)[k] = (gint32)v;
+      else
+        data[k] = (guint8)v;
+    }
+    long double mean = 0, var = 0;
+    for (gsize k = 0; k < n; k++)
+      mean += cr_test_get_double (type, data, k);
+    mean /= n;
+    for (gsize k = 0; k < n; k++) {
+      const long double d = cr_test_get_double (type, data, k) - mean;
+      var += d * d;
+    }
+    var /= n;
+
+    g_autofree gchar *data_path = g_build_filename (dir, "data", NULL);
+    fail_unless (g_file_set_contents (data_path, (gchar *)data, size, NULL));
+    g_autoptr (CrProgram) p = cr_program_new (mean_var, type);
+    for (gint sequential = 0; sequential < 2; sequential++) {
+      g_autoptr (GBytes) out =
+          run_on_host (cxx, dir, p, data_path, 0, NULL, sequential);
+      const guint8 *bytes = g_bytes_get_data (out, NULL);
+      gdouble got_mean, got_var;
+      memcpy (&got_mean, bytes + p->out.offsets[0], 8);
+      memcpy (&got_var, bytes + p->out.offsets[1], 8);
+      fail_unless (fabsl (got_mean - mean) <= 1e-12 * fabsl (mean) + 1e-12,
+          "%s, %s: mean %.17g, want %.17Lg", cr_type_name (type),
+          sequential ? "one at a time" : "in a tree", got_mean, mean);
+      fail_unless (fabsl (got_var - var) <= 1e-9 * var,
+          "%s, %s: variance %.17g, want %.17Lg", cr_type_name (type),
+          sequential ? "one at a time" : "in a tree", got_var, var);
+    }
+    g_unlink (data_path);
+  }
+  g_rmdir (dir);
+}
+
+GST_END_TEST;
+
 static Suite *
 fuse_suite (void)
 {
@@ -485,6 +572,7 @@ fuse_suite (void)
   tcase_add_test (tc, test_fused_context);
   tcase_add_test (tc, test_fused_accumulator_limit);
   tcase_add_test (tc, test_fused_on_the_host);
+  tcase_add_test (tc, test_mean_var_on_the_host);
   return s;
 }
 
