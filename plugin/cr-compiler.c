@@ -25,11 +25,10 @@ gchar *
 cr_nvrtc_version (GError **error)
 {
   const CrNvrtc *rtc = cr_cuda_nvrtc (error);
-  int major = 0, minor = 0;
   if (rtc == NULL)
     return NULL;
-  rtc->Version (&major, &minor);
-  return g_strdup_printf ("%d.%d", major, minor);
+  g_autoptr (CrNvrtcFacts) facts = cr_nvrtc_facts_of (rtc);
+  return g_steal_pointer (&facts->version);
 }
 
 /* The newest architecture NVRTC can target that is not newer than @arch,

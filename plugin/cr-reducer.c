@@ -80,17 +80,15 @@ tile_width (guint channels)
 }
 
 /* Which vec_functions entry serves @channels of the program's input, or
- * -1: 2, 4 or 8 channels whose rows divide a 16-byte load. */
+ * -1. load_module found only those the program has for its input type
+ * (cr_kernels_vec): 2, 4 or 8 channels whose rows divide a 16-byte load. */
 static gint
 vec_kernel (const CrReducer *r, guint channels)
 {
-  const guint per_load = 16 / cr_type_size (r->program->in);
-  if (channels != 2 && channels != 4 && channels != 8)
-    return -1;
-  if (per_load % channels != 0)
-    return -1;
-  gint k = channels == 2 ? 0 : channels == 4 ? 1 : 2;
-  return r->vec_functions[k] ? k : -1;
+  for (guint k = 0; k < G_N_ELEMENTS (r->vec_functions); k++)
+    if (channels == 2u << k)
+      return r->vec_functions[k] ? (gint)k : -1;
+  return -1;
 }
 
 static guint

@@ -483,6 +483,18 @@ cr_test_remove_dir (const gchar *dir)
   g_rmdir (dir);
 }
 
+GPtrArray *
+cr_test_files_ending (const gchar *dir, const gchar *suffix)
+{
+  GPtrArray *paths = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
+  const gchar *name;
+  while (d && (name = g_dir_read_name (d)))
+    if (g_str_has_suffix (name, suffix))
+      g_ptr_array_add (paths, g_build_filename (dir, name, NULL));
+  return paths;
+}
+
 static GString *engine_debug;
 
 static void

@@ -102,6 +102,8 @@ void cr_test_set_chunk_bytes (const gchar *bytes);
  * removed, not followed). */
 gchar *cr_test_make_dir (const gchar *prefix);
 void cr_test_remove_dir (const gchar *dir);
+/* The paths of the files in @dir whose names end in @suffix. */
+GPtrArray *cr_test_files_ending (const gchar *dir, const gchar *suffix);
 
 /* From this call on, the engine's debug lines (GLib log domain cudareduce),
  * one per line, in a string that the next call empties. */

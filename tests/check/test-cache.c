@@ -593,23 +593,10 @@ compile_setup (const gchar *dir)
   return TRUE;
 }
 
-/* The files in @dir that end in @suffix (images: .bin; notes: .note). */
-static GPtrArray *
-files_ending (const gchar *dir, const gchar *suffix)
-{
-  GPtrArray *paths = g_ptr_array_new_with_free_func (g_free);
-  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
-  const gchar *name;
-  while (d && (name = g_dir_read_name (d)))
-    if (g_str_has_suffix (name, suffix))
-      g_ptr_array_add (paths, g_build_filename (dir, name, NULL));
-  return paths;
-}
-
 static GPtrArray *
 entry_paths (const gchar *dir)
 {
-  return files_ending (dir, ".bin");
+  return cr_test_files_ending (dir, ".bin");
 }
 
 static CrCompiled *
@@ -639,7 +626,7 @@ GST_START_TEST (test_compile_in_unsafe_dir)
   fail_if (first->from_cache);
   fail_if (second->from_cache);
   fail_unless (g_bytes_equal (first->image, second->image));
-  g_autoptr (GPtrArray) written = files_ending (dir, "");
+  g_autoptr (GPtrArray) written = cr_test_files_ending (dir, "");
   fail_unless_equals_int (written->len, 0);
   fail_unless (strstr (debug_log->str, "kernel cache not used") != NULL
           && strstr (debug_log->str, "writable by its group or others"),

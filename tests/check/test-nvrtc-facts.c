@@ -22,17 +22,6 @@
 
 #define NVRTC_OVERRIDE "GST_CUDAREDUCE_NVRTC_LIBRARY"
 
-static guint
-count_files_ending (const gchar *dir, const gchar *suffix)
-{
-  guint n = 0;
-  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
-  const gchar *name;
-  while (d && (name = g_dir_read_name (d)))
-    n += g_str_has_suffix (name, suffix);
-  return n;
-}
-
 /* The debug lines of the engine, while a test runs. */
 static const GString *debug_log;
 
@@ -92,8 +81,10 @@ GST_START_TEST (test_start_from_cache_opens_no_nvrtc)
 {
   g_autofree gchar *dir = setup ();
   fail_unless_equals_int (in_child (cold_start, NULL), 0);
-  fail_unless_equals_int (count_files_ending (dir, ".bin"), 1);
-  fail_unless_equals_int (count_files_ending (dir, ".note"), 1);
+  g_autoptr (GPtrArray) images = cr_test_files_ending (dir, ".bin");
+  g_autoptr (GPtrArray) notes = cr_test_files_ending (dir, ".note");
+  fail_unless_equals_int (images->len, 1);
+  fail_unless_equals_int (notes->len, 1);
 
   g_autoptr (GError) error = NULL;
   g_autoptr (CrCompiled) warm = compile_sum (CR_COMPILE_DEFAULT, &error);
