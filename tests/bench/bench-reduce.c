@@ -575,6 +575,26 @@ compile_costs (Bench *b, const gchar *self, FILE *csv)
   }
 }
 
+static const gchar *const parts[] = { "single", "channels", "fused", "compile",
+  NULL };
+
+/* Whether --only (NULL: everything) asks for @part. */
+static gboolean
+wants (GStrv only, const gchar *part)
+{
+  return only == NULL || g_strv_contains ((const gchar *const *)only, part);
+}
+
+static FILE *
+open_table (const gchar *path)
+{
+  FILE *f = fopen (path, "w");
+  if (f == NULL)
+    die (path, NULL);
+  g_print ("\n(table: %s)\n", path);
+  return f;
+}
+
 int
 main (int argc, char **argv)
 {
@@ -583,7 +603,8 @@ main (int argc, char **argv)
   const gchar *compile_csv_path = "bench-compile.csv";
   const gchar *channels_csv_path = "bench-channels.csv";
   const gchar *fused_csv_path = "bench-fused.csv";
-  gboolean channels_only = FALSE;
+  /* The parts to run: single, channels, fused, compile. */
+  g_auto (GStrv) only = NULL;
   g_autoptr (GError) error = NULL;
   Bench b = { 0 };
 
@@ -601,16 +622,26 @@ main (int argc, char **argv)
       channels_csv_path = argv[++k];
     else if (strcmp (argv[k], "--fused-csv") == 0 && k + 1 < argc)
       fused_csv_path = argv[++k];
-    else if (strcmp (argv[k], "--channels-only") == 0)
-      channels_only = TRUE;
+    else if (strcmp (argv[k], "--only") == 0 && k + 1 < argc && !only)
+      only = g_strsplit (argv[++k], ",", -1);
+    else if (strcmp (argv[k], "--channels-only") == 0 && !only)
+      only = g_strsplit ("channels", ",", -1);
     else {
       g_printerr ("usage: %s [--max-bytes N] [--csv FILE] "
                   "[--compile-csv FILE] [--channels-csv FILE] "
-                  "[--fused-csv FILE] [--channels-only]\n",
+                  "[--fused-csv FILE] "
+                  "[--only single,channels,fused,compile]\n",
           argv[0]);
       return 2;
     }
   }
+  for (guint k = 0; only && only[k]; k++)
+    if (!g_strv_contains (parts, only[k])) {
+      g_printerr ("bench-reduce: --only: no part called '%s' (the parts: "
+                  "single, channels, fused, compile)\n",
+          only[k]);
+      return 2;
+    }
   /* A private, empty kernel cache: cold compiles are cold. */
   g_autofree gchar *cache = g_dir_make_tmp ("cr-bench-cache-XXXXXX", NULL);
   g_setenv ("GST_CUDAREDUCE_CACHE_DIR", cache, TRUE);
@@ -651,16 +682,6 @@ main (int argc, char **argv)
   check_cu (b.cu->EventCreate (&b.end, 0), "event");
   check_cu (b.cu->StreamSynchronize (b.stream), "upload");
 
-  if (channels_only) {
-    FILE *channels_csv = fopen (channels_csv_path, "w");
-    if (channels_csv == NULL)
-      die (channels_csv_path, NULL);
-    cr_device_pop (b.device);
-    run_channels (&b, max_bytes, channels_csv);
-    fclose (channels_csv);
-    return b.failed ? 1 : 0;
-  }
-
   /* Ceilings per size, on the int32 region. */
   guint n_sizes = 0;
   for (gsize bytes = MIN_BYTES; bytes <= max_bytes; bytes *= 4)
@@ -679,39 +700,35 @@ main (int argc, char **argv)
   }
   cr_device_pop (b.device);
 
-  FILE *csv = fopen (csv_path, "w");
-  if (csv == NULL)
-    die (csv_path, NULL);
-  fprintf (csv,
-      "case,input,bytes,gbps,cub_sum_gbps,ratio_cub_sum,"
-      "cub_equivalent,cub_equivalent_gbps,ratio_cub_equivalent,copy_gbps,"
-      "check\n");
-  g_print ("%-15s %-8s %10s %9s %9s %6s %9s %6s %9s  %s\n", "case", "input",
-      "bytes", "GB/s", "CUB Sum", "ratio", "CUB eq.", "ratio", "copy", "check");
-  for (guint k = 0; k < G_N_ELEMENTS (cases); k++)
-    run_case (&b, &cases[k], max_bytes, csv, cub_sum, copy);
-  fclose (csv);
-
-  FILE *channels_csv = fopen (channels_csv_path, "w");
-  if (channels_csv == NULL)
-    die (channels_csv_path, NULL);
-  run_channels (&b, max_bytes, channels_csv);
-  fclose (channels_csv);
-
-  FILE *fused_csv = fopen (fused_csv_path, "w");
-  if (fused_csv == NULL)
-    die (fused_csv_path, NULL);
-  run_fused (&b, max_bytes, fused_csv, cub_sum);
-  fclose (fused_csv);
-
-  FILE *compile_csv = fopen (compile_csv_path, "w");
-  if (compile_csv == NULL)
-    die (compile_csv_path, NULL);
-  compile_costs (&b, argv[0], compile_csv);
-  fclose (compile_csv);
+  if (wants (only, "single")) {
+    FILE *csv = open_table (csv_path);
+    fprintf (csv,
+        "case,input,bytes,gbps,cub_sum_gbps,ratio_cub_sum,"
+        "cub_equivalent,cub_equivalent_gbps,ratio_cub_equivalent,copy_gbps,"
+        "check\n");
+    g_print ("%-15s %-8s %10s %9s %9s %6s %9s %6s %9s  %s\n", "case", "input",
+        "bytes", "GB/s", "CUB Sum", "ratio", "CUB eq.", "ratio", "copy",
+        "check");
+    for (guint k = 0; k < G_N_ELEMENTS (cases); k++)
+      run_case (&b, &cases[k], max_bytes, csv, cub_sum, copy);
+    fclose (csv);
+  }
+  if (wants (only, "channels")) {
+    FILE *csv = open_table (channels_csv_path);
+    run_channels (&b, max_bytes, csv);
+    fclose (csv);
+  }
+  if (wants (only, "fused")) {
+    FILE *csv = open_table (fused_csv_path);
+    run_fused (&b, max_bytes, csv, cub_sum);
+    fclose (csv);
+  }
+  if (wants (only, "compile")) {
+    FILE *csv = open_table (compile_csv_path);
+    compile_costs (&b, argv[0], csv);
+    fclose (csv);
+  }
   g_print ("\nCUB eq.: CUB's own reduction of the same monoid; copy: "
-           "device-to-device, bytes read + written.\nTables: %s, %s, %s, "
-           "%s\n",
-      csv_path, channels_csv_path, fused_csv_path, compile_csv_path);
+           "device-to-device, bytes read + written.\n");
   return b.failed ? 1 : 0;
 }
