@@ -62,9 +62,18 @@ cr_reduce_channels (const In *data, unsigned long long rows,
         acc = cr_combine (acc, cr_load (x[u], row_base + r + u * step, ctx),
             ctx);
     }
-    for (; r < rows; r += step)
-      acc = cr_combine (acc,
-          cr_load (__ldg (data + r * channels + c), row_base + r, ctx), ctx);
+    /* The rows left, fewer than CR_CH_UNROLL: their loads issued together
+     * too, so that a thread waits for memory once, not once a row. */
+    In x[CR_CH_UNROLL - 1];
+#pragma unroll
+    for (int u = 0; u < CR_CH_UNROLL - 1; u++)
+      if (r + u * step < rows)
+        x[u] = __ldg (data + (r + u * step) * channels + c);
+#pragma unroll
+    for (int u = 0; u < CR_CH_UNROLL - 1; u++)
+      if (r + u * step < rows)
+        acc = cr_combine (acc, cr_load (x[u], row_base + r + u * step, ctx),
+            ctx);
   }
   sh[t].acc = acc;
   cr_fold_rows (sh, per_pass, width, ctx);

@@ -315,8 +315,11 @@ launch (CrReducer *r, CUdeviceptr data, guint64 rows, guint64 row_base,
   const guint tiles = tile_count (r->channels);
   const guint64 rows_per_pass = CR_BLOCK_THREADS / tile_width (r->channels);
   const guint64 max_x = MAX (1, r->grid_max_channels / tiles);
-  /* Each thread at least four rows. */
-  const guint64 want_x = (rows + rows_per_pass * 4 - 1) / (rows_per_pass * 4);
+  /* Each thread eight rows where there are enough: the kernel issues eight
+   * loads before it waits (CR_CH_UNROLL), so fewer rows a thread would
+   * leave memory idle, and more blocks only lengthen the last block's
+   * fold of their partials. */
+  const guint64 want_x = (rows + rows_per_pass * 8 - 1) / (rows_per_pass * 8);
   guint grid_x = (guint)MIN (max_x, MAX ((guint64)1, want_x));
   guint channels = r->channels, width = tile_width (r->channels);
   void *params[] = { &data, &rows, &channels, &width, &row_base, &r->partials,
