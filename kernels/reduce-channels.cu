@@ -88,13 +88,23 @@ cr_reduce_channels (const In *data, unsigned long long rows,
   if (gridDim.x > 1) {
     /* The tile's partials, R blocks' worth per pass, folded again. */
     Acc total = cr_identity (ctx);
+    const CrAccWords *mine =
+        partials + (unsigned long long) tile * gridDim.x * width + lane_channel;
+    /* Up to hundreds of partials per channel: two asked for at a time, so
+     * that their waits for L2 overlap (four: more registers, no faster). */
     if (t < used)
-      for (unsigned int b = t / width; b < gridDim.x; b += per_pass)
-        total = cr_combine (total,
-            cr_load_partial (
-                partials + ((unsigned long long) tile * gridDim.x + b) * width
-                + lane_channel),
-            ctx);
+      for (unsigned int b = t / width; b < gridDim.x; b += 2 * per_pass) {
+        Acc p[2];
+#pragma unroll
+        for (int u = 0; u < 2; u++)
+          p[u] = b + u * per_pass < gridDim.x
+              ? cr_load_partial (
+                    mine + (unsigned long long) (b + u * per_pass) * width)
+              : cr_identity (ctx);
+#pragma unroll
+        for (int u = 0; u < 2; u++)
+          total = cr_combine (total, p[u], ctx);
+      }
     __syncthreads (); /* every thread is done reading sh above */
     sh[t].acc = total;
     cr_fold_rows (sh, per_pass, width, ctx);
