@@ -53,6 +53,15 @@ load_member (const gchar *item, guint index, const gchar *list, gchar **label,
         error, "In the fused monoid \"%s\", member %u: ", list, index + 1);
     return NULL;
   }
+  if (m->members != NULL) {
+    /* "lo=hi=count_gt": the rest of a labelled member named a list. */
+    g_set_error (error, CR_ERROR, CR_ERROR_UNKNOWN_MONOID,
+        "In the fused monoid \"%s\", member %u (\"%s\") has more than one "
+        "label; label a member once, as label=name",
+        list, index + 1, text);
+    cr_monoid_unref (m);
+    return NULL;
+  }
   const gchar *name = given ? given : m->name;
   /* A label, like a field name, is an identifier: "label.field" is then a
    * field name that GstStructure's text form reads back. */

@@ -114,6 +114,13 @@ GST_START_TEST (test_fused_refusals)
   assert_refused ("sum+lo=", CR_ERROR_UNKNOWN_MONOID, "empty member 2");
   assert_refused ("1x=sum+max", CR_ERROR_FIELDS, "label \"1x\"");
   assert_refused ("a.b=sum+max", CR_ERROR_FIELDS, "label \"a.b\"");
+  /* Found by fuzz-monoid-name: the second label made a fused monoid of one
+   * inside the first, whose fields ("lo.hi.greater") broke the generated
+   * source. */
+  assert_refused ("lo=hi=count_gt", CR_ERROR_UNKNOWN_MONOID,
+      "member 1 (\"lo=hi=count_gt\") has more than one label");
+  assert_refused ("sum+lo = hi=count_gt", CR_ERROR_UNKNOWN_MONOID,
+      "member 2 (\"lo = hi=count_gt\")");
 }
 
 GST_END_TEST;

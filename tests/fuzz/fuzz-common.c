@@ -76,7 +76,7 @@ cr_fuzz_split (const uint8_t *data, size_t size, gchar **texts, guint n)
 }
 
 static void
-check_identifier (const gchar *name)
+check_identifier (const gchar *name, gboolean in_code)
 {
   if (!(g_ascii_isalpha (name[0]) || name[0] == '_'))
     cr_fuzz_fail ("field name \"%s\" is not an identifier", name);
@@ -84,8 +84,22 @@ check_identifier (const gchar *name)
     if (!(g_ascii_isalnum (*c) || *c == '_'))
       cr_fuzz_fail ("field name \"%s\" is not an identifier", name);
   /* Reserved in C++, and by CUDA (__device__...). */
-  if (strstr (name, "__"))
+  if (in_code && strstr (name, "__"))
     cr_fuzz_fail ("field name \"%s\" is reserved", name);
+}
+
+/* A field's name, or a fused monoid's "label.field": identifiers both.
+ * The field is a member of a struct in the generated code; the label only
+ * appears in its comments, so it may be one C++ reserves. */
+static void
+check_field_name (const gchar *name)
+{
+  g_auto (GStrv) parts = g_strsplit (name, ".", 3);
+  if (parts[1] != NULL && parts[2] != NULL)
+    cr_fuzz_fail ("field name \"%s\" has more than one '.'", name);
+  if (parts[1] != NULL)
+    check_identifier (parts[0], FALSE);
+  check_identifier (parts[1] ? parts[1] : parts[0], TRUE);
 }
 
 static void
@@ -98,7 +112,7 @@ check_layout (const CrLayout *layout, GArray *fields, const gchar *what)
   for (guint f = 0; f < layout->n_fields; f++) {
     const gsize size = cr_type_size (layout->types[f]);
     const gsize offset = layout->offsets[f];
-    check_identifier (layout->names[f]);
+    check_field_name (layout->names[f]);
     if (offset % size != 0 || offset < end || offset + size > layout->size
         || size > layout->align)
       cr_fuzz_fail (
@@ -153,8 +167,13 @@ cr_fuzz_check_result (CrMonoid *monoid, GError *error)
   if (monoid->accumulator->len == 0)
     cr_fuzz_fail ("a monoid without accumulator fields");
   /* Output fields exactly when there is a Finalize (the seeds named
-   * finalize-empty-output once found "Output=;" accepted with one). */
-  if ((monoid->finalize == NULL) != (monoid->output->len == 0))
+   * finalize-empty-output once found "Output=;" accepted with one). A fused
+   * monoid has no Finalize of its own, and lists every member's result
+   * fields as its output. */
+  if (monoid->members != NULL) {
+    if (monoid->finalize != NULL || monoid->output->len == 0)
+      cr_fuzz_fail ("a fused monoid with a Finalize, or without results");
+  } else if ((monoid->finalize == NULL) != (monoid->output->len == 0))
     cr_fuzz_fail ("Output fields without a Finalize, or the reverse");
 
   for (gint t = 0; t < CR_N_TYPES; t++) {
