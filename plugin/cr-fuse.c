@@ -47,19 +47,19 @@ load_member (const gchar *item, guint index, const gchar *list, gchar **label,
         list, index + 1);
     return NULL;
   }
-  CrMonoid *m = cr_monoid_load (what, error);
-  if (m == NULL) {
-    g_prefix_error (
-        error, "In the fused monoid \"%s\", member %u: ", list, index + 1);
-    return NULL;
-  }
-  if (m->members != NULL) {
-    /* "lo=hi=count_gt": the rest of a labelled member named a list. */
+  /* "lo=hi=count_gt": refused before it is loaded, as the list it would
+   * be, so that a value of many labels does not recurse once per label. */
+  if (labelled && cr_monoid_names_a_list (what)) {
     g_set_error (error, CR_ERROR, CR_ERROR_UNKNOWN_MONOID,
         "In the fused monoid \"%s\", member %u (\"%s\") has more than one "
         "label; label a member once, as label=name",
         list, index + 1, text);
-    cr_monoid_unref (m);
+    return NULL;
+  }
+  CrMonoid *m = cr_monoid_load (what, error);
+  if (m == NULL) {
+    g_prefix_error (
+        error, "In the fused monoid \"%s\", member %u: ", list, index + 1);
     return NULL;
   }
   const gchar *name = given ? given : m->name;

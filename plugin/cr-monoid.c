@@ -490,8 +490,8 @@ check_monoid_file (const gchar *path, GError **error)
 
 /* Members joined by '+', or one labelled member ("lo=count_gt", a '='
  * before any '/'); a file of that path stays one monoid. */
-static gboolean
-names_a_list (const gchar *name_or_path)
+gboolean
+cr_monoid_names_a_list (const gchar *name_or_path)
 {
   if (strchr (name_or_path, '+') == NULL
       && cr_member_label_end (name_or_path) == NULL)
@@ -509,7 +509,7 @@ cr_monoid_load (const gchar *name_or_path, GError **error)
         "a .monoid file");
     return NULL;
   }
-  if (names_a_list (name_or_path))
+  if (cr_monoid_names_a_list (name_or_path))
     return cr_monoid_fuse (name_or_path, error);
   if (names_a_file (name_or_path)) {
     g_autofree gchar *contents = NULL;

@@ -66,6 +66,8 @@ CrMonoid *cr_monoid_new_from_data (
  * joined by '+', or a labelled member ("lo=count_gt"), that is not the
  * path of a file is a fused monoid. */
 CrMonoid *cr_monoid_load (const gchar *name_or_path, GError **error);
+/* Whether cr_monoid_load takes @name_or_path for a fused monoid. */
+gboolean cr_monoid_names_a_list (const gchar *name_or_path);
 /* Members joined by '+', each a built-in or a file, optionally labelled
  * "label=member" (the label is the member's name otherwise): "sumsq+minmax",
  * "lo=count_gt+hi=count_gt". */

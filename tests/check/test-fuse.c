@@ -121,6 +121,14 @@ GST_START_TEST (test_fused_refusals)
       "member 1 (\"lo=hi=count_gt\") has more than one label");
   assert_refused ("sum+lo = hi=count_gt", CR_ERROR_UNKNOWN_MONOID,
       "member 2 (\"lo = hi=count_gt\")");
+  /* A million labels: refused at the second, not loaded one level each
+   * (which kept a copy of the rest at every level). */
+  GString *labels = g_string_new ("max+");
+  for (guint k = 0; k < 1000000; k++)
+    g_string_append (labels, "a=");
+  g_string_append (labels, "sum");
+  assert_refused (labels->str, CR_ERROR_UNKNOWN_MONOID, "member 2 (\"a=a=a=");
+  g_string_free (labels, TRUE);
 }
 
 GST_END_TEST;
