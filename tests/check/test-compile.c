@@ -16,49 +16,88 @@ static const gint archs[] = { 90, 75 };
 
 static gchar *cache_dir;
 
+/* One build of test_builtins_compile, run on a pool thread: NVRTC takes a
+ * second or more per program, and programs compile independently. */
+typedef struct {
+  CrProgram *program;
+  gint arch; /* 0: the newest, with the per-channel kernels */
+  gboolean ok;
+  gsize image_size;
+  gboolean from_cache;
+  gchar *log;
+  gchar *message;
+} Build;
+
+static void
+build_one (gpointer data, gpointer user_data)
+{
+  Build *b = data;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (CrCompiled) c = cr_compile (b->program->source,
+      b->arch ? b->arch : archs[0], CR_COMPILE_NO_CACHE, &b->log, &error);
+  b->ok = c != NULL;
+  if (c == NULL) {
+    b->message = g_strdup (error->message);
+    return;
+  }
+  b->image_size = g_bytes_get_size (c->image);
+  b->from_cache = c->from_cache;
+}
+
 GST_START_TEST (test_builtins_compile)
 {
   g_auto (GStrv) names = cr_monoid_builtin_names ();
-  guint compiled = 0;
+  const guint n_names = g_strv_length (names);
+  /* Per monoid and type: each architecture, then the per-channel program. */
+  const guint per_type = G_N_ELEMENTS (archs) + 1;
+  const guint n_builds = n_names * CR_N_TYPES * per_type;
+  g_autofree Build *builds = g_new0 (Build, n_builds);
 
-  fail_unless (g_strv_length (names) >= 9);
-  for (guint m = 0; names[m]; m++) {
+  fail_unless (n_names >= 9);
+  for (guint m = 0; m < n_names; m++) {
     g_autoptr (GError) error = NULL;
     g_autoptr (CrMonoid) monoid = cr_monoid_load (names[m], &error);
     fail_unless (
         monoid != NULL, "%s: %s", names[m], error ? error->message : "");
     for (gint t = 0; t < CR_N_TYPES; t++) {
-      g_autoptr (CrProgram) program = cr_program_new (monoid, t);
+      Build *b = &builds[(m * CR_N_TYPES + t) * per_type];
       for (guint a = 0; a < G_N_ELEMENTS (archs); a++) {
-        g_autofree gchar *log = NULL;
-        g_autoptr (CrCompiled) c = cr_compile (
-            program->source, archs[a], CR_COMPILE_NO_CACHE, &log, &error);
-        if (c == NULL) {
-          /* The source and log are too long for check's message. */
-          g_autofree gchar *numbered = cr_source_number_lines (program->source);
-          g_printerr ("%s\n%s\n", log ? log : "", numbered);
-          fail ("%s on %s for sm_%d: %s", names[m], cr_type_name (t), archs[a],
-              error->message);
-        }
-        fail_unless (g_bytes_get_size (c->image) > 0);
-        fail_if (c->from_cache);
-        compiled++;
+        b[a].program = cr_program_new (monoid, t);
+        b[a].arch = archs[a];
       }
       /* With the per-channel kernels, for the newest architecture. */
-      g_autoptr (CrProgram) channels = cr_program_new_per_channel (monoid, t);
-      g_autofree gchar *log = NULL;
-      g_autoptr (CrCompiled) c = cr_compile (
-          channels->source, archs[0], CR_COMPILE_NO_CACHE, &log, &error);
-      if (c == NULL) {
-        g_printerr ("%s\n", log ? log : "");
-        fail ("%s per channel on %s: %s", names[m], cr_type_name (t),
-            error->message);
-      }
-      compiled++;
+      b[G_N_ELEMENTS (archs)].program = cr_program_new_per_channel (monoid, t);
     }
   }
-  g_print (
-      "%u builds of %u built-in monoids\n", compiled, g_strv_length (names));
+
+  GThreadPool *pool = g_thread_pool_new (
+      build_one, NULL, MAX (1, (gint)g_get_num_processors ()), TRUE, NULL);
+  for (guint k = 0; k < n_builds; k++)
+    g_thread_pool_push (pool, &builds[k], NULL);
+  g_thread_pool_free (pool, FALSE, TRUE);
+
+  for (guint k = 0; k < n_builds; k++) {
+    Build *b = &builds[k];
+    const gchar *name = names[k / per_type / CR_N_TYPES];
+    const gchar *type = cr_type_name (b->program->in);
+    if (!b->ok) {
+      /* The source and log are too long for check's message. */
+      g_autofree gchar *numbered = cr_source_number_lines (b->program->source);
+      g_printerr ("%s\n%s\n", b->log ? b->log : "", numbered);
+      if (b->arch)
+        fail ("%s on %s for sm_%d: %s", name, type, b->arch, b->message);
+      fail ("%s per channel on %s: %s", name, type, b->message);
+    }
+    fail_unless (b->image_size > 0, "%s on %s: an empty image", name, type);
+    fail_if (b->from_cache, "%s on %s: from the cache", name, type);
+  }
+  for (guint k = 0; k < n_builds; k++) {
+    cr_program_free (builds[k].program);
+    g_free (builds[k].log);
+    g_free (builds[k].message);
+  }
+  g_print ("%u builds of %u built-in monoids on %u threads\n", n_builds,
+      n_names, MAX (1, g_get_num_processors ()));
 }
 
 GST_END_TEST;
