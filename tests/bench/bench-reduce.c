@@ -9,7 +9,7 @@
  *   bench-reduce [--max-bytes N] [--csv FILE] [--compile-csv FILE]
  *                [--channels-csv FILE] [--fused-csv FILE] [--channels-only]
  *
- * Per-channel results (2, 6 and 1024 channels) are timed against the
+ * Per-channel results (2, 3, 6 and 1024 channels) are timed against the
  * single result on the same bytes in the same run, and checked per channel.
  * Fused monoids are timed against their members (bench-fused.c). Cold
  * compiles cover every built-in, single and per channel, and fused
@@ -406,7 +406,7 @@ run_channels (Bench *b, gsize max_bytes, FILE *csv)
     { "sum", CR_TYPE_FLOAT32 },
     { "sumsq", CR_TYPE_INT32 },
   };
-  static const guint counts[] = { 2, 6, 1024 };
+  static const guint counts[] = { 2, 3, 6, 1024 };
 
   g_print ("\n%-8s %-8s %8s %10s %9s %9s %6s  %s\n", "monoid", "input",
       "channels", "bytes", "GB/s", "single", "ratio", "check");

@@ -112,6 +112,31 @@ GST_START_TEST (test_per_channel_audio)
 
 GST_END_TEST;
 
+/* Three channels (RGB) and five, counts that divide neither a block nor a
+ * 16-byte load (6 and 7 are in test_per_channel_audio): a few formats,
+ * every monoid. */
+GST_START_TEST (test_per_channel_audio_3_5)
+{
+  static const struct {
+    const gchar *format;
+    CrType type;
+    guint channels;
+  } cases[] = {
+    { "F32LE", CR_TYPE_FLOAT32, 3 },
+    { "U8", CR_TYPE_UINT8, 3 },
+    { "S16LE", CR_TYPE_INT16, 5 },
+    { "F64LE", CR_TYPE_FLOAT64, 5 },
+  };
+  for (guint k = 0; k < G_N_ELEMENTS (cases); k++) {
+    guint64 frames[4];
+    buffer_rows (cr_type_size (cases[k].type) * cases[k].channels, frames);
+    per_channel_audio (cases[k].format, cases[k].type, cases[k].channels,
+        frames, G_N_ELEMENTS (frames), FALSE);
+  }
+}
+
+GST_END_TEST;
+
 /* Tensors of @type with each of @counts innermost channels: one element for
  * all of them, the channel count and the rows changing with the caps (so the
  * same programs are reconfigured for another number of channels).
@@ -531,6 +556,7 @@ gpu_channels_suite (void)
   tcase_set_timeout (tc, 600);
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_per_channel_audio);
+  tcase_add_test (tc, test_per_channel_audio_3_5);
   tcase_add_test (tc, test_per_channel_tensors);
   tcase_add_test (tc, test_per_channel_video);
   tcase_add_test (tc, test_per_channel_tensor_output_audio);
