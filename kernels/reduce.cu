@@ -127,15 +127,6 @@ cr_load_partial (const CrAccWords *partial)
   return words.acc;
 }
 
-static __device__ __forceinline__ Acc
-cr_fold_vec (Acc acc, const CrVec &v, unsigned long long i, const Ctx &ctx)
-{
-#pragma unroll
-  for (int k = 0; k < (int) CR_VEC; k++)
-    acc = cr_combine (acc, cr_load (v.e[k], i + k, ctx), ctx);
-  return acc;
-}
-
 /* Elects the block that finishes the reduction: the last to take a ticket.
  * Every thread of the block calls it, after the threads that wrote this
  * block's partials have written them. Returns the same answer in every
@@ -313,6 +304,17 @@ cr_reduce (const In *data, unsigned long long n, unsigned long long index_base,
 }
 
 #if CR_WITH_PITCHED
+/* Only the pitched kernel folds a whole load into one accumulator; left
+ * out otherwise, as NVRTC warns about an unused function. */
+static __device__ __forceinline__ Acc
+cr_fold_vec (Acc acc, const CrVec &v, unsigned long long i, const Ctx &ctx)
+{
+#pragma unroll
+  for (int k = 0; k < (int) CR_VEC; k++)
+    acc = cr_combine (acc, cr_load (v.e[k], i + k, ctx), ctx);
+  return acc;
+}
+
 /* Lines with padding between them, read in place (a plane of a frame in
  * GPU memory, whose pitch is wider than its rows): @lines * @line_vecs
  * 16-byte loads, @line_vecs to a line, lines @pitch bytes apart. The host
