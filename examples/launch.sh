@@ -3,11 +3,18 @@
 # from a build directory. Each prints its bus messages (-m); the results are
 # the element messages named "cudareduce".
 #
-# Usage: examples/launch.sh [BUILD_DIR]   (default: build, from the current
-# directory). Needs gst-launch-1.0 (gstreamer1.0-tools) and the test sources
-# (gstreamer1.0-plugins-base); without a CUDA driver every pipeline stops at
-# once with the element's error.
+# Usage: examples/launch.sh [--dry-run] [BUILD_DIR]   (default: build, from
+# the current directory). Needs gst-launch-1.0 (gstreamer1.0-tools) and the
+# test sources (gstreamer1.0-plugins-base); without a CUDA driver every
+# pipeline stops at once with the element's error. Each command is echoed
+# quoted as a shell reads it, so that it can be pasted; --dry-run only
+# echoes them.
 
+dry_run=
+if [ "${1:-}" = --dry-run ]; then
+  dry_run=1
+  shift
+fi
 build=${1:-build}
 if [ ! -e "$build/plugin/libgstcudareduce.so" ]; then
   echo "No plugin in $build/plugin; build first: meson setup $build && ninja -C $build" >&2
@@ -18,8 +25,25 @@ export GST_PLUGIN_PATH="$plugins${GST_PLUGIN_PATH:+:$GST_PLUGIN_PATH}"
 examples=$(cd "$(dirname "$0")" && pwd)
 status=0
 
+# $1 as a shell reads it back: as it is where it holds only characters
+# that need no quoting (and a lone !, gst-launch's link), else in single
+# quotes (a quote inside as '\'').
+quote() {
+  case $1 in
+    '!') printf '!' ;;
+    '' | *[!A-Za-z0-9_./=:,+@%^-]*)
+      printf "'%s'" "$(printf '%s' "$1" | sed "s/'/'\\\\''/g")" ;;
+    *) printf '%s' "$1" ;;
+  esac
+}
+
 run() {
-  echo "+ gst-launch-1.0 $*"
+  line=gst-launch-1.0
+  for arg in "$@"; do
+    line="$line $(quote "$arg")"
+  done
+  echo "+ $line"
+  [ -n "$dry_run" ] && return
   gst-launch-1.0 "$@" || status=1
   echo
 }

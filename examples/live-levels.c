@@ -19,6 +19,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 static gboolean
 print_levels (const GstStructure *s)
@@ -63,10 +64,20 @@ main (int argc, char **argv)
       "cudareduce monoid=sumsq per-channel=true interval=100000000 ! "
       "fakesink",
       seconds * 100, channels);
-  GstElement *pipeline = gst_parse_launch (description, &error);
+  /* Fatal errors: without them a missing element leaves a pipeline that
+   * fails later with "not-linked", which says nothing about the cause. */
+  GstElement *pipeline = gst_parse_launch_full (
+      description, NULL, GST_PARSE_FLAG_FATAL_ERRORS, &error);
   g_free (description);
   if (pipeline == NULL) {
-    g_printerr ("live-levels: %s\n", error->message);
+    const gboolean missing = g_error_matches (
+        error, GST_PARSE_ERROR, GST_PARSE_ERROR_NO_SUCH_ELEMENT);
+    g_printerr ("live-levels: %s%s\n", error->message,
+        missing && strstr (error->message, "cudareduce")
+            ? "; set GST_PLUGIN_PATH to the build directory's plugin/ folder"
+            : missing ? "; is gst-plugins-base installed?"
+                      : "");
+    g_error_free (error);
     return 1;
   }
 
