@@ -134,6 +134,9 @@ open_library (GPtrArray *candidates, const CrSymbol *symbols, gsize n_symbols,
 }
 
 #define CUDA_ERROR_NO_DEVICE 100
+/* cuInit's answer from the CUDA toolkit's stub libcuda.so (lib64/stubs),
+ * which programs link against at build time but which drives no GPU. */
+#define CUDA_ERROR_STUB_LIBRARY 34
 
 static const CrDriver *
 load_driver (gchar **failure, CrError *code)
@@ -160,6 +163,19 @@ load_driver (gchar **failure, CrError *code)
     *failure =
         g_strdup ("The CUDA driver reports no GPU; check that an "
                   "NVIDIA GPU is present and visible (CUDA_VISIBLE_DEVICES)");
+    return NULL;
+  }
+  if (res == CUDA_ERROR_STUB_LIBRARY) {
+    Dl_info info = { 0 };
+    const gchar *path = dladdr ((gpointer)driver.Init, &info) && info.dli_fname
+        ? info.dli_fname
+        : "libcuda.so";
+    *failure = g_strdup_printf (
+        "The CUDA driver library found first, %s, is the CUDA toolkit's stub, "
+        "which drives no GPU; take the toolkit's stubs directory out of "
+        "LD_LIBRARY_PATH so that the NVIDIA driver's libcuda.so.1 is found "
+        "(or install the driver)",
+        path);
     return NULL;
   }
   if (res != CUDA_SUCCESS) {

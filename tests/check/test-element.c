@@ -336,6 +336,35 @@ GST_START_TEST (test_start_without_driver)
 
 GST_END_TEST;
 
+/* The CUDA toolkit's stub libcuda.so found first (its lib64/stubs on the
+ * library path): the error names the stub and what to change, not an
+ * "unknown error" of cuInit. This test runs in a child of its own
+ * (gst-check forks), which has not opened a driver yet. */
+GST_START_TEST (test_start_with_driver_stub)
+{
+  const gchar *toolkit = g_getenv ("CUDA_PATH");
+  if (toolkit == NULL || *toolkit == '\0')
+    toolkit = g_getenv ("CUDA_HOME");
+  g_autofree gchar *stub =
+      g_build_filename (toolkit && *toolkit ? toolkit : "/usr/local/cuda",
+          "lib64", "stubs", "libcuda.so", NULL);
+  if (!g_file_test (stub, G_FILE_TEST_EXISTS)) {
+    g_print (
+        "test_start_with_driver_stub: no CUDA toolkit (%s), not run\n", stub);
+    return;
+  }
+  g_setenv ("GST_CUDAREDUCE_DRIVER_LIBRARY", stub, TRUE);
+  GstMessage *msg = start_error (NULL);
+  g_autoptr (GError) error = NULL;
+  gst_message_parse_error (msg, &error, NULL);
+  fail_unless (strstr (error->message, "stub") != NULL
+          && strstr (error->message, "LD_LIBRARY_PATH") != NULL,
+      "%s", error->message);
+  assert_error (msg, GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_INIT, stub);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_start_with_bad_monoid)
 {
   /* Monoid errors come first: they are what the user can fix here. */
@@ -433,6 +462,7 @@ element_suite (void)
   tcase_add_test (tc, test_tensor_caps_from_monoid);
   tcase_add_test (tc, test_tensor_caps_of_fused_monoid);
   tcase_add_test (tc, test_start_without_driver);
+  tcase_add_test (tc, test_start_with_driver_stub);
   tcase_add_test (tc, test_start_with_bad_monoid);
   tcase_add_test (tc, test_engine_log_in_debug_log);
   tcase_add_test (tc, test_gpu_timeout_default);
