@@ -496,6 +496,7 @@ GST_START_TEST (test_dir_writable_by_others)
   /* Readable by others is fine: only writing plants entries. */
   fail_unless (g_chmod (dir, 0755) == 0);
   g_autoptr (CrCache) cache = open_cache (dir);
+  fail_unless (cache != NULL);
   cr_test_remove_dir (dir);
 }
 
@@ -543,6 +544,7 @@ GST_START_TEST (test_missing_dir_created_0700)
   g_autofree gchar *base = cr_test_make_dir ("cr-cache");
   g_autofree gchar *dir = g_build_filename (base, "a", "cache", NULL);
   g_autoptr (CrCache) cache = open_cache (dir);
+  fail_unless (cache != NULL);
   GStatBuf st;
   fail_unless (g_stat (dir, &st) == 0);
   fail_unless (S_ISDIR (st.st_mode));

@@ -158,7 +158,6 @@ GST_START_TEST (test_fused_files)
   g_autofree gchar *plus = write_monoid (dir, "c++.monoid", "counter");
   g_autofree gchar *counter = write_monoid (dir, "counter.monoid", "counter");
   g_autofree gchar *spaced = write_monoid (dir, "spaced.monoid", "my count");
-  g_autoptr (GError) error = NULL;
 
   g_autoptr (CrMonoid) single = fuse (plus);
   fail_unless (single->members == NULL);

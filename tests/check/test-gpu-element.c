@@ -66,8 +66,8 @@ static const gchar *sumsq_props[] = {
   "load",
   "Acc r; r.sum = x; r.sumsq = (int64) x * x; return r;",
   "combine",
-  "Acc r; r.sum = a.sum + b.sum; r.sumsq = a.sumsq + b.sumsq; "
-  "return r;",
+  ("Acc r; r.sum = a.sum + b.sum; r.sumsq = a.sumsq + b.sumsq; "
+   "return r;"),
   "identity",
   "Acc r; r.sum = 0; r.sumsq = 0; return r;",
 };
