@@ -1322,10 +1322,14 @@ gst_cuda_reduce_class_init (GstCudaReduceClass *klass)
           "monoid whose code never ends, say). The GPU's context and what it "
           "reads are then left as they are until the process exits, and the "
           "element cannot start again in this process. 0 waits for ever",
-          0, G_MAXUINT64, DEFAULT_GPU_TIMEOUT, SETUP_FLAGS));
+          0, G_MAXUINT64, DEFAULT_GPU_TIMEOUT,
+          /* A new element's value may come from the environment
+           * (GST_CUDAREDUCE_GPU_TIMEOUT): documentation shows this one. */
+          SETUP_FLAGS | GST_PARAM_DOC_SHOW_DEFAULT));
 
+  /* Hardware, as GStreamer's CUDA filters say: it needs an NVIDIA GPU. */
   gst_element_class_set_static_metadata (element_class, "CUDA reduce",
-      "Filter/Analyzer",
+      "Filter/Analyzer/Audio/Video/Hardware",
       "Reduces raw numeric buffers on an NVIDIA GPU with a monoid compiled at "
       "run time by NVRTC, posting results as messages or pushing tensors",
       "cudareduce developers");
