@@ -1,0 +1,57 @@
+#!/bin/bash
+# test-monoid-tool.sh TOOL SOURCE_DIR: cudareduce-monoid lists the
+# built-ins, and with NVRTC compiles good monoids (built-in, fused, from a
+# file, inline) and fails on broken ones with the element's messages.
+# Without NVRTC the compiles are skipped (77), unless
+# CUDAREDUCE_REQUIRE_NVRTC=1.
+set -u
+tool=$1 src=$2
+failed=0
+fail() { echo "FAIL: $*"; failed=1; }
+# expect STATUS PATTERN ARGS...: runs the tool, checks its status and that
+# its output (stdout and stderr) contains PATTERN.
+expect() {
+  local want=$1 pattern=$2
+  shift 2
+  out=$("$tool" "$@" 2>&1)
+  local status=$?
+  [ "$status" = "$want" ] || fail "$* -> status $status, not $want: $out"
+  case $out in
+    *"$pattern"*) ;;
+    *) fail "$* -> no '$pattern' in: $out" ;;
+  esac
+}
+
+expect 0 "float32  mean:float64, variance:float64" --list
+expect 0 "int8     value:int8, index:uint64" --list
+expect 2 "no input type 'int7'" --type int7 sum
+expect 2 "Usage" 
+expect 1 'There is no built-in monoid named "nosuch"' nosuch
+expect 1 "the key Accumulator is missing" --load 'Acc r; r.s = x; return r;' broken
+
+out=$("$tool" --type float32 --single sum 2>&1)
+case $out in
+  *"could not be opened"*)
+    if [ "${CUDAREDUCE_REQUIRE_NVRTC:-0}" = 1 ]; then
+      fail "no NVRTC: $out"
+    else
+      echo "SKIP the compiles: no NVRTC ($out)"
+      [ "$failed" = 0 ] && exit 77
+      exit 1
+    fi ;;
+esac
+expect 0 "sum on float32: ok" --type float32 --single sum
+expect 0 "sumsq+minmax on int16: ok" --type int16 --single sumsq+minmax
+expect 0 "range on float64: ok" --type float64 --single "$src/examples/monoids/range.monoid"
+expect 0 "struct Acc {" --type uint8 --single --source count_gt
+expect 0 "t on int32: ok (" --type int32 --single --accumulator s:wide \
+  --load 'Acc r; r.s = x; return r;' --combine 'Acc r; r.s = a.s + b.s; return r;' \
+  --identity 'Acc r; r.s = 0; return r;' t
+expect 1 'error: class "Acc" has no member "count"' --type int16 --single \
+  --accumulator s:wide --load 'Acc r; r.s = x; r.count++; return r;' \
+  --combine 'Acc r; r.s = a.s + b.s; return r;' --identity 'Acc r; r.s = 0; return r;' broken
+expect 1 "The monoid does not compile" --type int16 --single \
+  --accumulator s:wide --load 'Acc r; r.s = x; r.count++; return r;' \
+  --combine 'Acc r; r.s = a.s + b.s; return r;' --identity 'Acc r; r.s = 0; return r;' broken
+[ "$failed" = 0 ] && echo "cudareduce-monoid: ok"
+exit $failed

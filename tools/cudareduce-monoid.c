@@ -1,0 +1,237 @@
+/* cudareduce-monoid: checks a monoid the way the element would build it,
+ * with NVRTC and no GPU, and lists the built-ins.
+ *
+ *   cudareduce-monoid [--type=TYPE|all] [--arch=SM] [--single] [--source]
+ *                     MONOID
+ *   cudareduce-monoid [...] --load=BODY --accumulator=FIELDS ... [NAME]
+ *   cudareduce-monoid --list
+ *
+ * MONOID is what the element's `monoid` property takes: a built-in name, a
+ * .monoid file, or several joined by '+'. The inline options are the
+ * element's inline properties. Every kernel the element could build is
+ * compiled for each input type (--single: those of one result only), for
+ * the GPU's architecture, or without a GPU the oldest NVRTC targets. Exit
+ * status 0 when everything compiles, 1 when anything fails (with the
+ * element's messages), 2 for a wrong command line. */
+#include "cr-compiler.h"
+#include "cr-cuda.h"
+#include "cr-nvrtc-facts.h"
+#include "cr-program.h"
+#include "cr-reducer.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static gchar *type_option;
+static gint arch_option;
+static gboolean single_option;
+static gboolean source_option;
+static gboolean list_option;
+static gchar *inline_text[7];
+
+static const GOptionEntry entries[] = {
+  { "type", 't', 0, G_OPTION_ARG_STRING, &type_option,
+      "Input type: int8 ... uint64, float32, float64, or all (the default)",
+      "TYPE" },
+  { "arch", 'a', 0, G_OPTION_ARG_INT, &arch_option,
+      "Compute capability as major * 10 + minor (90); default: the GPU's, "
+      "or without one the oldest NVRTC compiles for",
+      "SM" },
+  { "single", 0, 0, G_OPTION_ARG_NONE, &single_option,
+      "Only the kernels of one result (no per-channel ones): faster", NULL },
+  { "source", 's', 0, G_OPTION_ARG_NONE, &source_option,
+      "Print the generated CUDA source of each program", NULL },
+  { "list", 'l', 0, G_OPTION_ARG_NONE, &list_option,
+      "List the built-in monoids and their result fields for each input "
+      "type",
+      NULL },
+  { "accumulator", 0, 0, G_OPTION_ARG_STRING, &inline_text[0],
+      "Inline monoid: the accumulator's fields", "FIELDS" },
+  { "load", 0, 0, G_OPTION_ARG_STRING, &inline_text[1],
+      "Inline monoid: body of load; selects the inline monoid", "BODY" },
+  { "combine", 0, 0, G_OPTION_ARG_STRING, &inline_text[2],
+      "Inline monoid: body of combine", "BODY" },
+  { "identity", 0, 0, G_OPTION_ARG_STRING, &inline_text[3],
+      "Inline monoid: body of identity", "BODY" },
+  { "context-fields", 0, 0, G_OPTION_ARG_STRING, &inline_text[4],
+      "Inline monoid: context fields", "FIELDS" },
+  { "output-fields", 0, 0, G_OPTION_ARG_STRING, &inline_text[5],
+      "Inline monoid: result fields", "FIELDS" },
+  { "finalize", 0, 0, G_OPTION_ARG_STRING, &inline_text[6],
+      "Inline monoid: body of finalize", "BODY" },
+  { NULL },
+};
+
+/* "mean:float64, variance:float64" */
+static gchar *
+describe_fields (const CrLayout *layout)
+{
+  GString *s = g_string_new (NULL);
+  for (guint k = 0; k < layout->n_fields; k++)
+    g_string_append_printf (s, "%s%s:%s", k ? ", " : "", layout->names[k],
+        cr_type_name (layout->types[k]));
+  return g_string_free (s, FALSE);
+}
+
+static int
+list_builtins (void)
+{
+  g_auto (GStrv) names = cr_monoid_builtin_names ();
+  for (guint m = 0; names[m]; m++) {
+    g_autoptr (GError) error = NULL;
+    g_autoptr (CrMonoid) monoid = cr_monoid_load (names[m], &error);
+    if (monoid == NULL) {
+      g_printerr ("%s: %s\n", names[m], error->message);
+      return 1;
+    }
+    g_print ("%s\n  %s\n", monoid->name, monoid->description);
+    if (monoid->context->len > 0) {
+      g_print ("  context:");
+      for (guint k = 0; k < monoid->context->len; k++)
+        g_print ("%s %s", k ? "," : "",
+            g_array_index (monoid->context, CrField, k).name);
+      g_print ("\n");
+    }
+    for (gint t = 0; t < CR_N_TYPES; t++) {
+      CrLayout out;
+      cr_layout_init (&out, cr_monoid_result_fields (monoid), t);
+      g_autofree gchar *fields = describe_fields (&out);
+      g_print ("  %-8s %s\n", cr_type_name (t), fields);
+      cr_layout_clear (&out);
+    }
+  }
+  return 0;
+}
+
+/* The GPU's architecture, or the oldest target of NVRTC without a GPU;
+ * 0, with @error set, without NVRTC. */
+static gint
+default_arch (const gchar **where, GError **error)
+{
+  g_autoptr (GError) no_gpu = NULL;
+  g_autoptr (CrDevice) device = cr_device_open (-1, &no_gpu);
+  if (device) {
+    *where = "the GPU's";
+    return cr_device_arch (device);
+  }
+  const CrNvrtc *rtc = cr_cuda_nvrtc (error);
+  if (rtc == NULL)
+    return 0;
+  g_autoptr (CrNvrtcFacts) facts = cr_nvrtc_facts_of (rtc);
+  gint oldest = 0;
+  for (guint k = 0; k < facts->archs->len; k++) {
+    const gint a = g_array_index (facts->archs, gint, k);
+    if (oldest == 0 || a < oldest)
+      oldest = a;
+  }
+  *where = "no GPU: the oldest NVRTC targets";
+  return oldest ? oldest : 75;
+}
+
+/* @name as the monoid property takes it, or with --load the inline
+ * options, named @name ("custom" unnamed, as the element does). */
+static CrMonoid *
+load_monoid (const gchar *name, GError **error)
+{
+  if (inline_text[1] == NULL)
+    return cr_monoid_load (name, error);
+  const CrMonoidText text = {
+    .name = name ? name : "custom",
+    .accumulator = inline_text[0],
+    .load = inline_text[1],
+    .combine = inline_text[2],
+    .identity = inline_text[3],
+    .context = inline_text[4],
+    .output = inline_text[5],
+    .finalize = inline_text[6],
+  };
+  return cr_monoid_new (&text, "the inline monoid properties", error);
+}
+
+/* Builds @monoid for @type as the element would; prints the outcome. */
+static gboolean
+check_type (CrMonoid *monoid, CrType type, gint arch)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (CrProgram) program = cr_program_new_with (
+      monoid, type, single_option ? CR_KERNELS_PITCHED : CR_KERNELS_ALL);
+  if (source_option) {
+    g_autofree gchar *numbered = cr_source_number_lines (program->source);
+    g_print ("%s\n", numbered);
+  }
+  if (!cr_program_check_limits (program, &error)) {
+    g_print (
+        "%s on %s: %s\n", monoid->name, cr_type_name (type), error->message);
+    return FALSE;
+  }
+  g_autofree gchar *log = NULL;
+  g_autoptr (CrCompiled) compiled =
+      cr_compile (program->source, arch, CR_COMPILE_NO_CACHE, &log, &error);
+  if (compiled == NULL) {
+    g_print (
+        "%s on %s: %s\n", monoid->name, cr_type_name (type), error->message);
+    if (log)
+      g_print ("NVRTC log:\n%s\n", log);
+    return FALSE;
+  }
+  CrLayout out;
+  cr_layout_init (&out, cr_monoid_result_fields (monoid), type);
+  g_autofree gchar *fields = describe_fields (&out);
+  cr_layout_clear (&out);
+  g_print ("%s on %s: ok (%s, %.0f ms): %s\n", monoid->name,
+      cr_type_name (type), compiled->target, compiled->seconds * 1e3, fields);
+  /* Warnings do not stop the element, which logs them at DEBUG level. */
+  if (compiled->log && strstr (compiled->log, "warning"))
+    g_print ("NVRTC warnings:\n%s\n", compiled->log);
+  return TRUE;
+}
+
+int
+main (int argc, char **argv)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GOptionContext) context = g_option_context_new (
+      "[MONOID] - check that a cudareduce monoid compiles, without a GPU");
+  g_option_context_add_main_entries (context, entries, NULL);
+  if (!g_option_context_parse (context, &argc, &argv, &error) || argc > 2) {
+    g_printerr ("cudareduce-monoid: %s\n",
+        error ? error->message : "one monoid at a time");
+    return 2;
+  }
+  if (list_option)
+    return list_builtins ();
+
+  gint first = 0, last = CR_N_TYPES - 1;
+  if (type_option && strcmp (type_option, "all") != 0) {
+    first = last = cr_type_from_name (type_option);
+    if (first < 0) {
+      g_printerr ("cudareduce-monoid: no input type '%s' (int8, uint8, "
+                  "int16, uint16, int32, uint32, int64, uint64, float32, "
+                  "float64, or all)\n",
+          type_option);
+      return 2;
+    }
+  }
+  if (argc < 2 && inline_text[1] == NULL) {
+    g_autofree gchar *help = g_option_context_get_help (context, TRUE, NULL);
+    g_printerr ("%s", help);
+    return 2;
+  }
+  g_autoptr (CrMonoid) monoid = load_monoid (argc > 1 ? argv[1] : NULL, &error);
+  if (monoid == NULL) {
+    g_print ("%s\n", error->message);
+    return 1;
+  }
+  const gchar *where = "--arch";
+  gint arch = arch_option;
+  if (arch <= 0 && (arch = default_arch (&where, &error)) == 0) {
+    g_print ("%s\n", error->message);
+    return 1;
+  }
+  g_print ("monoid %s (%s), for sm_%d (%s)\n", monoid->name, monoid->origin,
+      arch, where);
+  gboolean ok = TRUE;
+  for (gint t = first; t <= last; t++)
+    ok &= check_type (monoid, t, arch);
+  return ok ? 0 : 1;
+}
