@@ -56,6 +56,22 @@ typedef struct {
   gchar *message;
 } Build;
 
+/* Builds done and to do, for the progress lines. */
+static gint builds_done;
+static guint builds_total;
+
+/* A line every tenth of the builds, for `meson test`, which shows this
+ * test's output as it runs. */
+static void
+note_progress (void)
+{
+  const guint done = (guint)g_atomic_int_add (&builds_done, 1) + 1;
+  if (done % MAX (1, builds_total / 10) == 0 || done == builds_total) {
+    g_print ("compile: %u of %u programs built\n", done, builds_total);
+    fflush (stdout); /* a pipe to meson: shown as it happens */
+  }
+}
+
 static void
 build_one (gpointer data, gpointer user_data)
 {
@@ -66,11 +82,13 @@ build_one (gpointer data, gpointer user_data)
   b->ok = c != NULL;
   if (c == NULL) {
     b->message = g_strdup (error->message);
+    note_progress ();
     return;
   }
   b->image_size = g_bytes_get_size (c->image);
   b->from_cache = c->from_cache;
   b->log = g_strdup (c->log);
+  note_progress ();
 }
 
 GST_START_TEST (test_builtins_compile)
@@ -102,6 +120,8 @@ GST_START_TEST (test_builtins_compile)
     }
   }
 
+  builds_total = n_builds;
+  g_atomic_int_set (&builds_done, 0);
   GThreadPool *pool = g_thread_pool_new (
       build_one, NULL, MAX (1, (gint)g_get_num_processors ()), TRUE, NULL);
   for (guint k = 0; k < n_builds; k++)
