@@ -55,7 +55,12 @@ typedef struct {
   gchar **labels; /* one per member */
 } CrMonoid;
 
-/* Validates @text; @origin names where it came from in error messages. */
+/* The origin of a monoid made of the element's inline properties (or the
+ * checker's options of the same names), as error messages name it. */
+#define CR_MONOID_INLINE_ORIGIN "the inline monoid properties"
+
+/* Validates @text (a blank name is "custom"); @origin names where it came
+ * from in error messages. */
 CrMonoid *cr_monoid_new (
     const CrMonoidText *text, const gchar *origin, GError **error);
 /* Parses the contents of a .monoid file. */

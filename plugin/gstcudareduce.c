@@ -379,7 +379,7 @@ current_monoid (GstCudaReduce *self, GError **error)
       .output = text[PROP_OUTPUT_FIELDS - PROP_ACCUMULATOR],
       .finalize = text[PROP_FINALIZE - PROP_ACCUMULATOR],
     };
-    m = cr_monoid_new (&inline_monoid, "the inline monoid properties", error);
+    m = cr_monoid_new (&inline_monoid, CR_MONOID_INLINE_ORIGIN, error);
   } else {
     m = cr_monoid_load (name, error);
   }

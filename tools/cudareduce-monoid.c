@@ -129,14 +129,14 @@ default_arch (const gchar **where, GError **error)
 }
 
 /* @name as the monoid property takes it, or with --load the inline
- * options, named @name ("custom" unnamed, as the element does). */
+ * options, named @name (cr_monoid_new names it "custom" without). */
 static CrMonoid *
 load_monoid (const gchar *name, GError **error)
 {
   if (inline_text[1] == NULL)
     return cr_monoid_load (name, error);
   const CrMonoidText text = {
-    .name = name ? name : "custom",
+    .name = name,
     .accumulator = inline_text[0],
     .load = inline_text[1],
     .combine = inline_text[2],
@@ -145,7 +145,7 @@ load_monoid (const gchar *name, GError **error)
     .output = inline_text[5],
     .finalize = inline_text[6],
   };
-  return cr_monoid_new (&text, "the inline monoid properties", error);
+  return cr_monoid_new (&text, CR_MONOID_INLINE_ORIGIN, error);
 }
 
 /* Builds @monoid for @type as the element would; prints the outcome. */
@@ -205,10 +205,11 @@ main (int argc, char **argv)
   if (type_option && strcmp (type_option, "all") != 0) {
     first = last = cr_type_from_name (type_option);
     if (first < 0) {
-      g_printerr ("cudareduce-monoid: no input type '%s' (int8, uint8, "
-                  "int16, uint16, int32, uint32, int64, uint64, float32, "
-                  "float64, or all)\n",
-          type_option);
+      g_autoptr (GString) types = g_string_new (NULL);
+      for (gint t = 0; t < CR_N_TYPES; t++)
+        g_string_append_printf (types, "%s, ", cr_type_name (t));
+      g_printerr ("cudareduce-monoid: no input type '%s' (%sor all)\n",
+          type_option, types->str);
       return 2;
     }
   }

@@ -142,8 +142,6 @@ GST_START_TEST (test_builtins_compile)
     }
     fail_unless (b->image_size > 0, "%s on %s: an empty image", name, type);
     fail_if (b->from_cache, "%s on %s: from the cache", name, type);
-    /* The element logs NVRTC's warnings for users to read: the kernels and
-     * built-ins give none of their own. */
     /* The element logs NVRTC's warnings at DEBUG level, for users' code:
      * the kernels give none of their own. */
     const guint line = last_warning_line (b->log);
