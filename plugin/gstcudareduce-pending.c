@@ -37,6 +37,7 @@ gst_cuda_reduce_pending_free (GstCudaReducePending *p)
   }
   g_array_unref (p->reductions);
   g_clear_pointer (&p->tensors, g_ptr_array_unref);
+  g_clear_pointer (&p->metas, g_ptr_array_unref);
   if (p->is_frame)
     gst_video_frame_unmap (&p->frame);
   else if (p->map.memory)
@@ -190,8 +191,9 @@ init_quarks (void)
   }
 }
 
-static void
-post_result (GstElement *element, const GstCudaReducePending *p,
+/* A result as its message's structure (see docs/element.md). */
+static GstStructure *
+result_structure (const GstCudaReducePending *p,
     const GstCudaReduceReduction *r, const Values *values)
 {
   const CrLayout *out = &p->program->out;
@@ -220,8 +222,41 @@ post_result (GstElement *element, const GstCudaReducePending *p,
   }
   for (guint f = 0; f < out->n_fields; f++)
     set_field (s, p, f, values);
-  gst_element_post_message (
-      element, gst_message_new_element (GST_OBJECT (element), s));
+  return s;
+}
+
+void
+gst_cuda_reduce_meta_register (void)
+{
+  static gsize done = 0;
+  if (g_once_init_enter (&done)) {
+    static const gchar *tags[] = { NULL };
+    /* No transform function: a copy of the buffer copies the structure. */
+    gst_meta_register_custom (
+        GST_CUDA_REDUCE_META_NAME, tags, NULL, NULL, NULL);
+    g_once_init_leave (&done, 1);
+  }
+}
+
+static gboolean
+copy_field (GQuark field, const GValue *value, gpointer to)
+{
+  gst_structure_id_set_value (to, field, value);
+  return TRUE;
+}
+
+/* One meta per result on @buf, in order. */
+static void
+attach_metas (GstBuffer *buf, GPtrArray *metas)
+{
+  for (guint k = 0; k < metas->len; k++) {
+    GstCustomMeta *meta =
+        gst_buffer_add_custom_meta (buf, GST_CUDA_REDUCE_META_NAME);
+    if (meta == NULL)
+      continue;
+    gst_structure_foreach (g_ptr_array_index (metas, k), copy_field,
+        gst_custom_meta_get_structure (meta));
+  }
 }
 
 /* One memory per tensor, as NNStreamer expects of other/tensors: field f's
@@ -311,8 +346,20 @@ gst_cuda_reduce_pending_complete (
       read_values (p, r, channels, &values);
     if (!r->emit)
       continue;
-    if (outputs->post_messages)
-      post_result (outputs->element, p, r, &values);
+    const gboolean meta = outputs->attach_meta && !outputs->tensors;
+    if (outputs->post_messages || meta) {
+      GstStructure *s = result_structure (p, r, &values);
+      if (meta) {
+        if (p->metas == NULL)
+          p->metas = g_ptr_array_new_with_free_func (
+              (GDestroyNotify)gst_structure_free);
+        g_ptr_array_add (
+            p->metas, outputs->post_messages ? gst_structure_copy (s) : s);
+      }
+      if (outputs->post_messages)
+        gst_element_post_message (outputs->element,
+            gst_message_new_element (GST_OBJECT (outputs->element), s));
+    }
     if (outputs->tensors) {
       if (p->tensors == NULL)
         p->tensors =
@@ -338,7 +385,15 @@ gst_cuda_reduce_pending_push (GstCudaReducePending *p, GstFlowReturn completed,
   }
   GstBuffer *out =
       p->buffer && ret == GST_FLOW_OK ? gst_buffer_ref (p->buffer) : NULL;
+  GPtrArray *metas = g_steal_pointer (&p->metas);
   gst_cuda_reduce_pending_free (p);
+  if (out && metas) {
+    /* Unmapped and ours alone by now, unless upstream keeps it too (a
+     * tee): then a copy, which shares the memory. */
+    out = gst_buffer_make_writable (out);
+    attach_metas (out, metas);
+  }
+  g_clear_pointer (&metas, g_ptr_array_unref);
   if (out)
     ret = gst_pad_push (outputs->srcpad, out);
   return ret;

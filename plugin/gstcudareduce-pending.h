@@ -41,6 +41,7 @@ typedef struct {
    * cleared only after every job is set. */
   gint gathered;
   GPtrArray *tensors; /* result buffers, once completed in tensor mode */
+  GPtrArray *metas; /* GstStructure: results for the buffer's meta */
 } GstCudaReducePending;
 
 /* Takes @buffer (may be NULL). */
@@ -67,7 +68,13 @@ typedef struct {
   GstCudaReduceQueue *queue; /* refuses buffers after a GPU error */
   gboolean tensors; /* push tensors rather than the input buffer */
   gboolean post_messages;
+  gboolean attach_meta; /* results on the buffers, in message mode */
 } GstCudaReduceOutputs;
+
+/* The name of the GstCustomMeta that attach-meta puts on buffers (each
+ * result's fields, as in its message); registered once, before use. */
+#define GST_CUDA_REDUCE_META_NAME "GstCudaReduceResultMeta"
+void gst_cuda_reduce_meta_register (void);
 
 /* Waits for @pending's reductions (every one launched by now) and posts
  * their results, and in tensor mode makes their buffers. Posts the error

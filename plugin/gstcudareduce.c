@@ -88,6 +88,7 @@ GST_DEBUG_CATEGORY (gst_cuda_reduce_debug);
 #define DEFAULT_DEVICE_ID -1
 #define DEFAULT_OUTPUT GST_CUDA_REDUCE_OUTPUT_MESSAGE
 #define DEFAULT_POST_MESSAGES TRUE
+#define DEFAULT_ATTACH_META FALSE
 #define DEFAULT_ASYNC_DEPTH 8
 #define DEFAULT_PER_CHANNEL FALSE
 #define DEFAULT_COMPONENT -1
@@ -110,6 +111,7 @@ enum {
   PROP_CUDA_DEVICE_ID,
   PROP_OUTPUT,
   PROP_POST_MESSAGES,
+  PROP_ATTACH_META,
   PROP_ASYNC_DEPTH,
   PROP_PER_CHANNEL,
   PROP_COMPONENT,
@@ -133,6 +135,7 @@ struct _GstCudaReduce {
   gint device_id;
   GstCudaReduceOutput output;
   gboolean post_messages;
+  gboolean attach_meta;
   guint async_depth;
   gboolean per_channel;
   gint component;
@@ -266,6 +269,9 @@ gst_cuda_reduce_set_property (
     case PROP_POST_MESSAGES:
       self->post_messages = g_value_get_boolean (value);
       break;
+    case PROP_ATTACH_META:
+      self->attach_meta = g_value_get_boolean (value);
+      break;
     case PROP_ASYNC_DEPTH:
       self->async_depth = g_value_get_uint (value);
       break;
@@ -325,6 +331,9 @@ gst_cuda_reduce_get_property (
       break;
     case PROP_POST_MESSAGES:
       g_value_set_boolean (value, self->post_messages);
+      break;
+    case PROP_ATTACH_META:
+      g_value_set_boolean (value, self->attach_meta);
       break;
     case PROP_ASYNC_DEPTH:
       g_value_set_uint (value, self->async_depth);
@@ -832,6 +841,7 @@ get_outputs (GstCudaReduce *self, GstCudaReduceOutputs *outputs)
   GST_OBJECT_LOCK (self);
   outputs->tensors = self->output == GST_CUDA_REDUCE_OUTPUT_TENSOR;
   outputs->post_messages = self->post_messages;
+  outputs->attach_meta = self->attach_meta;
   GST_OBJECT_UNLOCK (self);
 }
 
@@ -1184,6 +1194,7 @@ gst_cuda_reduce_init (GstCudaReduce *self)
   self->device_id = DEFAULT_DEVICE_ID;
   self->output = DEFAULT_OUTPUT;
   self->post_messages = DEFAULT_POST_MESSAGES;
+  self->attach_meta = DEFAULT_ATTACH_META;
   self->async_depth = DEFAULT_ASYNC_DEPTH;
   self->per_channel = DEFAULT_PER_CHANNEL;
   self->component = DEFAULT_COMPONENT;
@@ -1284,6 +1295,14 @@ gst_cuda_reduce_class_init (GstCudaReduceClass *klass)
           "Post an element message named 'cudareduce' with each result, in "
           "either output mode",
           DEFAULT_POST_MESSAGES, MONOID_FLAGS));
+  g_object_class_install_property (gobject_class, PROP_ATTACH_META,
+      g_param_spec_boolean ("attach-meta", "Attach meta",
+          "In message mode, put each result on the buffer it describes, as a "
+          "GstCustomMeta named " GST_CUDA_REDUCE_META_NAME " whose structure "
+          "has the result message's fields (with interval, on the buffer "
+          "that closes the interval)",
+          DEFAULT_ATTACH_META, MONOID_FLAGS));
+  gst_cuda_reduce_meta_register ();
 
   g_object_class_install_property (gobject_class, PROP_ASYNC_DEPTH,
       g_param_spec_uint ("async-depth", "Async depth",

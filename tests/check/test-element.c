@@ -43,7 +43,7 @@ GST_START_TEST (test_properties_documented)
     "combine", "identity", "context-fields", "output-fields", "finalize",
     "threshold", "context", "cuda-device-id", "output", "post-messages",
     "async-depth", "per-channel", "component", "interval", "gpu-timeout",
-    NULL };
+    "attach-meta", NULL };
   guint found = 0;
   for (guint k = 0; k < n; k++) {
     if (!g_strv_contains (ours, specs[k]->name))

@@ -382,6 +382,76 @@ GST_END_TEST;
 
 /* Data far from zero: a sum-of-squares variance would lose every digit
  * (1e18 squares against a variance of 1/3); mean_var must not. */
+/* Fails unless @meta's structure has exactly @want's fields and values. */
+static void
+check_meta_fields (
+    GstCustomMeta *meta, const GstStructure *want, const gchar *what)
+{
+  fail_unless (meta != NULL, "%s: no meta on the buffer", what);
+  const GstStructure *got = gst_custom_meta_get_structure (meta);
+  fail_unless_equals_int (
+      gst_structure_n_fields (got), gst_structure_n_fields (want));
+  for (gint k = 0; k < gst_structure_n_fields (want); k++) {
+    const gchar *name = gst_structure_nth_field_name (want, k);
+    const GValue *v = gst_structure_get_value (got, name);
+    fail_unless (v != NULL, "%s: the meta has no %s", what, name);
+    fail_unless (gst_value_compare (v, gst_structure_get_value (want, name))
+            == GST_VALUE_EQUAL,
+        "%s: %s differs from the message's", what, name);
+  }
+}
+
+/* attach-meta: each result on the buffer it describes, as a GstCustomMeta
+ * with its message's fields; none without the property; with an interval,
+ * on the buffer that closes it, and none on the others. */
+GST_START_TEST (test_attach_meta)
+{
+  for (gint on = 0; on < 2; on++) {
+    GstHarness *h = cr_test_harness (cr_test_audio_caps ("F32LE", 48000, 2),
+        "monoid", "sumsq", "per-channel", "true", "attach-meta",
+        on ? "true" : "false", NULL);
+    GstStructure *s = cr_test_push_for_result (
+        h, random_buffer (CR_TYPE_FLOAT32, 480 * 2), 0, "attach-meta");
+    GstBuffer *out = gst_harness_pull (h);
+    GstCustomMeta *meta =
+        gst_buffer_get_custom_meta (out, "GstCudaReduceResultMeta");
+    if (on)
+      check_meta_fields (meta, s, "attach-meta=true");
+    else
+      fail_if (meta != NULL, "a meta without attach-meta");
+    gst_buffer_unref (out);
+    gst_structure_free (s);
+    gst_harness_teardown (h);
+  }
+
+  /* 20 ms intervals over buffers of 10 ms: the second closes the first. */
+  GstHarness *h =
+      cr_test_harness (cr_test_audio_caps ("F32LE", 48000, 1), "monoid",
+          "mean_var", "attach-meta", "true", "interval", "20000000", NULL);
+  for (guint k = 0; k < 3; k++) {
+    GstBuffer *buf = random_buffer (CR_TYPE_FLOAT32, 480);
+    GST_BUFFER_PTS (buf) = k * 10 * GST_MSECOND;
+    GST_BUFFER_DURATION (buf) = 10 * GST_MSECOND;
+    cr_test_push_ok (h, buf, "interval");
+    GstBuffer *out = gst_harness_pull (h);
+    GstCustomMeta *meta =
+        gst_buffer_get_custom_meta (out, "GstCudaReduceResultMeta");
+    if (k == 1) {
+      GstStructure *s = cr_test_pop_result (h);
+      cr_test_check_time (s, "timestamp", 0, "the first interval");
+      check_meta_fields (meta, s, "the buffer closing the interval");
+      gst_structure_free (s);
+    } else {
+      fail_if (
+          meta != NULL, "a meta on buffer %u, which closes no interval", k);
+    }
+    gst_buffer_unref (out);
+  }
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_mean_var_large_offset)
 {
   static const struct {
@@ -667,6 +737,7 @@ gpu_element_suite (void)
   tcase_add_test (tc, test_monoid_change_while_playing);
   tcase_add_test (tc, test_flush_while_renegotiating);
   tcase_add_test (tc, test_mean_var_large_offset);
+  tcase_add_test (tc, test_attach_meta);
   tcase_add_test (tc, test_many_buffers);
   tcase_add_test (tc, test_two_elements_in_a_pipeline);
   tcase_add_test (tc, test_fault_in_user_monoid);
