@@ -49,6 +49,7 @@ def load(name):
 
 bus_results = load("bus_results")
 tensors_to_numpy = load("tensors_to_numpy")
+buffer_meta = load("buffer_meta")
 Gst.init(None)
 
 
@@ -89,13 +90,24 @@ if not gpu:
     check(arrays["index"].dtype == np.uint64 and np.array_equal(arrays["index"], index),
           f"tensors_of index: {arrays['index']}")
 
+    # A buffer with a result meta as the element attaches it (the plugin is
+    # not loaded in this process, so the name is registered here).
+    Gst.Meta.register_custom(buffer_meta.META_NAME, [], None, None)
+    with_meta = Gst.Buffer.new()
+    check(buffer_meta.result_of(with_meta) is None, "result_of a buffer without a meta")
+    # An empty one: PyGObject's get_structure() gives a copy, so Python
+    # cannot fill a meta as the element does; the GPU run below reads full
+    # ones.
+    check(with_meta.add_custom_meta(buffer_meta.META_NAME) is not None, "add_custom_meta")
+    check(buffer_meta.result_of(with_meta) == {}, "result_of a buffer with an empty meta")
+
     with tempfile.TemporaryDirectory() as empty:
         no_plugin = {"GST_PLUGIN_PATH_1_0": empty, "GST_PLUGIN_PATH": empty,
                      "GST_REGISTRY_1_0": os.path.join(empty, "registry.bin")}
         no_driver = {"GST_PLUGIN_PATH_1_0": plugin_dir,
                      "GST_REGISTRY_1_0": os.path.join(empty, "registry-plugin.bin"),
                      "GST_CUDAREDUCE_DRIVER_LIBRARY": "/nonexistent/libcuda.so.1"}
-        for program in ("bus_results.py", "tensors_to_numpy.py"):
+        for program in ("bus_results.py", "tensors_to_numpy.py", "buffer_meta.py"):
             for env, says in ((no_plugin, "GST_PLUGIN_PATH"), (no_driver, "CUDA driver")):
                 p = run(program, env)
                 check(p.returncode == 1 and says in p.stderr and "Traceback" not in p.stderr,
@@ -117,6 +129,13 @@ else:
         check(len(r["sumsq"]) == 3 and all(v > 0 for v in r["sumsq"])
               and r["counts"] == [r["count"] // 3] * 3,
               f"bus_results result: {r}")
+    p = run("buffer_meta.py", env, "sumsq", "2")
+    lines = [line for line in p.stdout.splitlines() if " bytes: " in line]
+    check(p.returncode == 0 and len(lines) == 5, f"buffer_meta: {p.returncode} {p.stderr} {p.stdout}")
+    for line in lines:
+        r = eval(line.split(" bytes: ", 1)[1])
+        check(r is not None and len(r["sumsq"]) == 2 and all(v > 0 for v in r["sumsq"]),
+              f"buffer_meta result: {line}")
     p = run("tensors_to_numpy.py", env, "mean_var", "2")
     lines = [line for line in p.stdout.splitlines() if " s: " in line]
     check(p.returncode == 0 and len(lines) == 5, f"tensors_to_numpy: {p.returncode} {p.stderr} {p.stdout}")
