@@ -8,6 +8,7 @@ With --gpu (GPU suite): each program reduces a test stream and prints
 results whose values fit the input. Skipped (77) where python3-gi or numpy
 is missing, unless CUDAREDUCE_REQUIRE_PYTHON=1."""
 import importlib.util
+import math
 import os
 import subprocess
 import sys
@@ -50,6 +51,7 @@ def load(name):
 bus_results = load("bus_results")
 tensors_to_numpy = load("tensors_to_numpy")
 buffer_meta = load("buffer_meta")
+plot_levels = load("plot_levels")
 Gst.init(None)
 
 
@@ -100,6 +102,29 @@ if not gpu:
     # ones.
     check(with_meta.add_custom_meta(buffer_meta.META_NAME) is not None, "add_custom_meta")
     check(buffer_meta.result_of(with_meta) == {}, "result_of a buffer with an empty meta")
+    # Levels as the level element reports them: 10 log10 (sumsq / samples).
+    t, levels = plot_levels.levels_of({"timestamp": 300_000_000, "sumsq": [4800.0, 0.0],
+                                       "counts": [4800, 4800]})
+    check(abs(t - 0.3) < 1e-12 and abs(levels[0]) < 1e-12 and levels[1] == -math.inf,
+          f"levels_of: {t} {levels}")
+    check(abs(plot_levels.level_db(48.0, 4800) + 20.0) < 1e-9, "level_db of -20 dB")
+    with tempfile.TemporaryDirectory() as d:
+        rows = [(0.1 * k, [-20.0 - k, -30.5 + k]) for k in range(20)]
+        plot_levels.write_csv(rows, os.path.join(d, "l.csv"))
+        back = plot_levels.read_csv(os.path.join(d, "l.csv"))
+        check(len(back) == 20 and all(abs(a[0] - b[0]) < 1e-9 and a[1] == b[1]
+                                      for a, b in zip(rows, back)), f"CSV round trip: {back[:2]}")
+        try:
+            import matplotlib  # noqa: F401
+        except ImportError:
+            print("plot_levels.draw not tested: no matplotlib")
+        else:
+            png = os.path.join(d, "l.png")
+            plot_levels.draw(back, png)
+            with open(png, "rb") as f:
+                head = f.read(8)
+            check(head == b"\x89PNG\r\n\x1a\n" and os.path.getsize(png) > 10000,
+                  f"draw: {head!r}, {os.path.getsize(png)} bytes")
 
     with tempfile.TemporaryDirectory() as empty:
         no_plugin = {"GST_PLUGIN_PATH_1_0": empty, "GST_PLUGIN_PATH": empty,
@@ -107,9 +132,18 @@ if not gpu:
         no_driver = {"GST_PLUGIN_PATH_1_0": plugin_dir,
                      "GST_REGISTRY_1_0": os.path.join(empty, "registry-plugin.bin"),
                      "GST_CUDAREDUCE_DRIVER_LIBRARY": "/nonexistent/libcuda.so.1"}
-        for program in ("bus_results.py", "tensors_to_numpy.py", "buffer_meta.py"):
+        import wave
+        wav = os.path.join(empty, "short.wav")
+        with wave.open(wav, "wb") as w:
+            w.setnchannels(2)
+            w.setsampwidth(2)
+            w.setframerate(48000)
+            w.writeframes(bytes(4 * 4800))
+        programs = (("bus_results.py", []), ("tensors_to_numpy.py", []), ("buffer_meta.py", []),
+                    ("plot_levels.py", [wav, os.path.join(empty, "l.png")]))
+        for program, args in programs:
             for env, says in ((no_plugin, "GST_PLUGIN_PATH"), (no_driver, "CUDA driver")):
-                p = run(program, env)
+                p = run(program, env, *args)
                 check(p.returncode == 1 and says in p.stderr and "Traceback" not in p.stderr,
                       f"{program} ({says}): status {p.returncode}, {p.stderr!r}")
 else:
@@ -136,6 +170,32 @@ else:
         r = eval(line.split(" bytes: ", 1)[1])
         check(r is not None and len(r["sumsq"]) == 2 and all(v > 0 for v in r["sumsq"]),
               f"buffer_meta result: {line}")
+    # plot_levels on a WAV of fresh random noise, against levels computed
+    # here from the same samples: 100 ms of 48 kHz is 4800 frames.
+    rng = np.random.default_rng()
+    frames = 48000 * 2 + 1234
+    amplitudes = rng.uniform(0.05, 0.9, size=2)
+    samples = (rng.uniform(-1, 1, size=(frames, 2)) * amplitudes * 32767).astype(np.int16)
+    with tempfile.TemporaryDirectory() as d:
+        import wave
+        with wave.open(os.path.join(d, "noise.wav"), "wb") as w:
+            w.setnchannels(2)
+            w.setsampwidth(2)
+            w.setframerate(48000)
+            w.writeframes(samples.tobytes())
+        p = run("plot_levels.py", env, "--csv", os.path.join(d, "noise.wav"), os.path.join(d, "l.csv"))
+        check(p.returncode == 0, f"plot_levels --csv: {p.returncode} {p.stderr}")
+        if p.returncode == 0:
+            got = plot_levels.read_csv(os.path.join(d, "l.csv"))
+            x = samples.astype(np.float64) / 32768.0
+            want = []
+            for start in range(0, frames, 4800):
+                chunk = x[start:start + 4800]
+                want.append([10 * math.log10((chunk[:, c] ** 2).sum() / len(chunk)) for c in range(2)])
+            check(len(got) == len(want), f"plot_levels: {len(got)} levels, not {len(want)}")
+            for k, ((t, levels), ref) in enumerate(zip(got, want)):
+                check(abs(t - 0.1 * k) < 1e-6 and all(abs(a - b) < 0.011 for a, b in zip(levels, ref)),
+                      f"plot_levels at {t} s: {levels}, not {ref}")
     p = run("tensors_to_numpy.py", env, "mean_var", "2")
     lines = [line for line in p.stdout.splitlines() if " s: " in line]
     check(p.returncode == 0 and len(lines) == 5, f"tensors_to_numpy: {p.returncode} {p.stderr} {p.stdout}")
