@@ -85,7 +85,15 @@ cr_finish_channels (CrAccWords *sh, unsigned int channels, unsigned int width,
     tile_partials[(unsigned long long) blockIdx.x * width + t].acc =
         sh[t].acc;
   const unsigned int groups = (blocks + group_blocks - 1) / group_blocks;
-  if (groups > 1) {
+  /* Grouped where the one fold would read more than four pairs a thread:
+   * below, the second election costs more than the pairs it saves (on the
+   * H200 with groups past 2R blocks: 3 channels at 4 MiB 0.76 -> 0.66 of
+   * the single result, 1024 at 16 MiB 0.97 -> 0.83; 6 channels of sumsq
+   * at 16 MiB 0.51 -> 0.78). CR_GROUPED_PAIRS varies it for benchmarks. */
+#ifndef CR_GROUPED_PAIRS
+#define CR_GROUPED_PAIRS 4
+#endif
+  if (blocks > CR_GROUPED_PAIRS * group_blocks) {
     const unsigned int g = blockIdx.x / group_blocks;
     const unsigned int first = g * group_blocks;
     const unsigned int in_group =
