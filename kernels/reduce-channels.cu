@@ -22,11 +22,119 @@
 
 #define CR_CH_UNROLL 8
 
+/* Folds @n blocks' partials of a tile, W = @width to a block from @first,
+ * into sh[k] for k < width: R = CR_BLOCK_THREADS / W threads per channel,
+ * each reading every R-th block's. Every thread of the block calls it. */
+static __device__ void
+cr_fold_partials (CrAccWords *sh, const CrAccWords *first, unsigned int n,
+    unsigned int width, const Ctx &ctx)
+{
+  const unsigned int per_pass = CR_BLOCK_THREADS / width;
+  const unsigned int t = threadIdx.x;
+  const CrAccWords *mine = first + t % width;
+  Acc total = cr_identity (ctx);
+  /* Two asked for at a time, so that their waits for L2 overlap (four:
+   * more registers, no faster). */
+  if (t < per_pass * width)
+    for (unsigned int b = t / width; b < n; b += 2 * per_pass) {
+      Acc p[2];
+#pragma unroll
+      for (int u = 0; u < 2; u++)
+        p[u] = b + u * per_pass < n
+            ? cr_load_partial (
+                  mine + (unsigned long long) (b + u * per_pass) * width)
+            : cr_identity (ctx);
+#pragma unroll
+      for (int u = 0; u < 2; u++)
+        total = cr_combine (total, p[u], ctx);
+    }
+  __syncthreads (); /* every thread is done reading sh */
+  sh[t].acc = total;
+  cr_fold_rows (sh, per_pass, width, ctx);
+}
+
+/* Ends a per-channel launch once sh[k] holds this block's total of
+ * channel blockIdx.y * width + k, for every k < width (the arguments are
+ * cr_reduce_channels's). Each block writes its partials; the last block of
+ * the tile to finish folds them, combines @carry, and writes @state and
+ * @result. That one fold reads a pair of partials per thread at a time,
+ * with R = CR_BLOCK_THREADS / width threads per channel; over many blocks
+ * it would be long (6 channels over 1,056 blocks: 13 pairs a thread, one
+ * after another). So past 2R blocks, the last block of each group of 2R
+ * folds its group's into a group partial, with one pair a thread, and the
+ * last of those folds the groups' (the host sizes both buffers the same).
+ *
+ * partials:  gridDim.y * gridDim.x * width slots, then gridDim.y * G * width
+ *            for the groups' (G = gridDim.x / 2R, rounded up)
+ * tickets:   gridDim.y counters for the tiles, then gridDim.y * G for the
+ *            groups; each is left zero by the block its count elects */
+static __device__ __forceinline__ void
+cr_finish_channels (CrAccWords *sh, unsigned int channels, unsigned int width,
+    CrAccWords *partials, unsigned int *tickets, const Acc *carry, Acc *state,
+    Out *result, unsigned long long count, const Ctx &ctx)
+{
+  const unsigned int t = threadIdx.x;
+  const unsigned int tile = blockIdx.y;
+  const unsigned int c = tile * width + t;
+  const unsigned int blocks = gridDim.x;
+  const unsigned int group_blocks = 2 * (CR_BLOCK_THREADS / width);
+  CrAccWords *tile_partials =
+      partials + (unsigned long long) tile * blocks * width;
+
+  if (blocks > 1 && t < width)
+    tile_partials[(unsigned long long) blockIdx.x * width + t].acc =
+        sh[t].acc;
+  const unsigned int groups = (blocks + group_blocks - 1) / group_blocks;
+  /* Grouped where the one fold would read more than four pairs a thread:
+   * below, the second election costs more than the pairs it saves (on the
+   * H200 with groups past 2R blocks: 3 channels at 4 MiB 0.76 -> 0.66 of
+   * the single result, 1024 at 16 MiB 0.97 -> 0.83; 6 channels of sumsq
+   * at 16 MiB 0.51 -> 0.78). CR_GROUPED_PAIRS varies it for benchmarks. */
+#ifndef CR_GROUPED_PAIRS
+#define CR_GROUPED_PAIRS 4
+#endif
+  if (blocks > CR_GROUPED_PAIRS * group_blocks) {
+    const unsigned int g = blockIdx.x / group_blocks;
+    const unsigned int first = g * group_blocks;
+    const unsigned int in_group =
+        blocks - first < group_blocks ? blocks - first : group_blocks;
+    unsigned int *group_ticket = tickets + gridDim.y + tile * groups + g;
+    if (!cr_block_is_last_of (group_ticket, in_group))
+      return;
+    cr_fold_partials (sh, tile_partials + (unsigned long long) first * width,
+        in_group, width, ctx);
+    CrAccWords *group_partials = partials
+        + (unsigned long long) gridDim.y * blocks * width
+        + (unsigned long long) tile * groups * width;
+    if (t < width)
+      group_partials[g * width + t].acc = sh[t].acc;
+    if (t == 0)
+      *group_ticket = 0;
+    if (!cr_block_is_last_of (&tickets[tile], groups))
+      return;
+    cr_fold_partials (sh, group_partials, groups, width, ctx);
+  } else {
+    if (!cr_block_is_last_of (&tickets[tile], blocks))
+      return;
+    if (blocks > 1)
+      cr_fold_partials (sh, tile_partials, blocks, width, ctx);
+  }
+  if (t < width && c < channels) {
+    Acc total = sh[t].acc;
+    if (carry != nullptr)
+      total = cr_combine (carry[c], total, ctx);
+    state[c] = total;
+    result[c] = cr_finalize (total, count, ctx);
+  }
+  if (t == 0 && blocks > 1)
+    tickets[tile] = 0;
+}
+
 /* data:      rows * channels elements, aligned to their size
  * width:     W, channels per tile (at most CR_BLOCK_THREADS)
  * row_base:  the index of data's first row in the whole input (for i)
- * partials:  gridDim.y * gridDim.x * W slots; tickets: gridDim.y counters,
- *            zero before the first launch and left zero by every launch
+ * partials:  as cr_finish_channels says; tickets: likewise, zero before
+ *            the first launch and left zero by every launch
  * carry:     NULL, or `channels` accumulators of the rows before (may equal
  *            state)
  * state:     receives carry combined with these rows, per channel
@@ -77,47 +185,8 @@ cr_reduce_channels (const In *data, unsigned long long rows,
   }
   sh[t].acc = acc;
   cr_fold_rows (sh, per_pass, width, ctx);
-
-  const unsigned int tile = blockIdx.y;
-  if (gridDim.x > 1 && t < width)
-    partials[((unsigned long long) tile * gridDim.x + blockIdx.x) * width + t]
-        .acc = sh[t].acc;
-  if (!cr_block_is_last (&tickets[tile]))
-    return;
-
-  if (gridDim.x > 1) {
-    /* The tile's partials, R blocks' worth per pass, folded again. */
-    Acc total = cr_identity (ctx);
-    const CrAccWords *mine =
-        partials + (unsigned long long) tile * gridDim.x * width + lane_channel;
-    /* Up to hundreds of partials per channel: two asked for at a time, so
-     * that their waits for L2 overlap (four: more registers, no faster). */
-    if (t < used)
-      for (unsigned int b = t / width; b < gridDim.x; b += 2 * per_pass) {
-        Acc p[2];
-#pragma unroll
-        for (int u = 0; u < 2; u++)
-          p[u] = b + u * per_pass < gridDim.x
-              ? cr_load_partial (
-                    mine + (unsigned long long) (b + u * per_pass) * width)
-              : cr_identity (ctx);
-#pragma unroll
-        for (int u = 0; u < 2; u++)
-          total = cr_combine (total, p[u], ctx);
-      }
-    __syncthreads (); /* every thread is done reading sh above */
-    sh[t].acc = total;
-    cr_fold_rows (sh, per_pass, width, ctx);
-  }
-  if (t < width && c < channels) {
-    Acc total = sh[t].acc;
-    if (carry != nullptr)
-      total = cr_combine (carry[c], total, ctx);
-    state[c] = total;
-    result[c] = cr_finalize (total, count, ctx);
-  }
-  if (t == 0 && gridDim.x > 1)
-    tickets[tile] = 0;
+  cr_finish_channels (sh, channels, width, partials, tickets, carry, state,
+      result, count, ctx);
 }
 
 /* A few channels whose rows pack whole into 16 bytes (2 or 4 of float32, up

@@ -127,15 +127,15 @@ cr_load_partial (const CrAccWords *partial)
   return words.acc;
 }
 
-/* Elects the block that finishes the reduction: the last to take a ticket.
- * Every thread of the block calls it, after the threads that wrote this
- * block's partials have written them. Returns the same answer in every
- * thread. */
+/* Elects the block that finishes a reduction of @blocks blocks' partials:
+ * the last of them to take a ticket. Every thread of the block calls it,
+ * after the threads that wrote this block's partials have written them.
+ * Returns the same answer in every thread. */
 static __device__ bool
-cr_block_is_last (unsigned int *ticket)
+cr_block_is_last_of (unsigned int *ticket, unsigned int blocks)
 {
   __shared__ bool is_last;
-  if (gridDim.x == 1)
+  if (blocks == 1)
     return true;
   /* Release: this thread's partials are visible device-wide before the
    * ticket counts them. */
@@ -143,7 +143,7 @@ cr_block_is_last (unsigned int *ticket)
   __syncthreads ();
   if (threadIdx.x == 0) {
     const unsigned int taken = atomicAdd (ticket, 1u);
-    is_last = taken == gridDim.x - 1;
+    is_last = taken == blocks - 1;
     /* Acquire: nothing the last block reads below is read before every
      * other block's ticket (and so its partials) was seen. */
     if (is_last)
@@ -151,6 +151,13 @@ cr_block_is_last (unsigned int *ticket)
   }
   __syncthreads ();
   return is_last;
+}
+
+/* The same over every block of the grid. */
+static __device__ bool
+cr_block_is_last (unsigned int *ticket)
+{
+  return cr_block_is_last_of (ticket, gridDim.x);
 }
 
 /* Folds rows of C channels packed in 16-byte loads into acc[C]: thread

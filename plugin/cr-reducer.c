@@ -105,6 +105,25 @@ free_device (CrReducer *r, CUdeviceptr *ptr)
   *ptr = 0;
 }
 
+/* The most blocks of the per-channel kernel on the grid's x dimension,
+ * where each of @tiles takes a row of them: grid_max_channels over all
+ * tiles, or one per tile. */
+static guint64
+channels_max_x (const CrReducer *r, guint tiles)
+{
+  return MAX (1, r->grid_max_channels / tiles);
+}
+
+/* The groups that @blocks of the per-channel kernel fold their partials
+ * in, with tiles @width channels wide (cr_finish_channels in
+ * kernels/reduce-channels.cu): 2 * CR_BLOCK_THREADS / width blocks each. */
+static guint64
+channels_groups (guint64 blocks, guint width)
+{
+  const guint64 group_blocks = 2 * (CR_BLOCK_THREADS / width);
+  return (blocks + group_blocks - 1) / group_blocks;
+}
+
 /* Buffers whose size follows the channel count. */
 static gboolean
 allocate_for_channels (CrReducer *r, guint channels, GError **error)
@@ -113,10 +132,13 @@ allocate_for_channels (CrReducer *r, guint channels, GError **error)
   const CrProgram *p = r->program;
   const guint tiles = tile_count (channels);
   /* The single-result kernel needs grid_max slots; the per-channel one a
-   * slot per channel of each block, blocks limited to grid_max_channels
-   * over all tiles (or one per tile). */
+   * slot per channel of each block and of each group of blocks, and a
+   * ticket per tile and per group (cr_finish_channels). */
+  const guint64 max_x = channels_max_x (r, tiles);
+  const guint64 groups = channels_groups (max_x, tile_width (channels));
   gsize slots = MAX ((gsize)r->grid_max,
-      (gsize)MAX (tiles, r->grid_max_channels) * tile_width (channels));
+      (gsize)(tiles * (max_x + groups) * tile_width (channels)));
+  const gsize ticket_bytes = MAX (16, tiles * (1 + groups) * 4);
   const gint vec = vec_kernel (r, channels);
   if (vec >= 0)
     slots = MAX (slots, (gsize)r->grid_max_vec[vec] * channels);
@@ -129,10 +151,8 @@ allocate_for_channels (CrReducer *r, guint channels, GError **error)
   free_device (r, &r->result);
   CR_CHECK (cu->MemAlloc (&r->partials, slots * PARTIAL_SLOT (&p->acc)),
       "Allocating partials");
-  CR_CHECK (cu->MemAlloc (&r->tickets, MAX (16, tiles * 4)),
-      "Allocating the tickets");
-  CR_CHECK (
-      cu->MemsetD8Async (r->tickets, 0, MAX (16, tiles * 4), r->device->stream),
+  CR_CHECK (cu->MemAlloc (&r->tickets, ticket_bytes), "Allocating the tickets");
+  CR_CHECK (cu->MemsetD8Async (r->tickets, 0, ticket_bytes, r->device->stream),
       "Clearing the tickets");
   CR_CHECK (cu->MemAlloc (&r->state, MAX (1, channels * p->acc.size)),
       "Allocating the state");
@@ -317,7 +337,7 @@ launch (CrReducer *r, CUdeviceptr data, guint64 rows, guint64 row_base,
    * multiprocessor full. */
   const guint tiles = tile_count (r->channels);
   const guint64 rows_per_pass = CR_BLOCK_THREADS / tile_width (r->channels);
-  const guint64 max_x = MAX (1, r->grid_max_channels / tiles);
+  const guint64 max_x = channels_max_x (r, tiles);
   /* Each thread eight rows where there are enough: the kernel issues eight
    * loads before it waits (CR_CH_UNROLL), so fewer rows a thread would
    * leave memory idle, and more blocks only lengthen the last block's
