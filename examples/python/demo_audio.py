@@ -1,0 +1,65 @@
+#!/usr/bin/env python3
+"""Writes a synthetic stereo WAV for trying plot_levels.py where no audio
+file is at hand: the README's level plot was drawn from it.
+
+    examples/python/demo_audio.py OUT.wav [SECONDS]
+
+Left: notes of a few harmonics, each struck and decaying, louder in the
+middle of the file. Right: noise that swells and fades, with a drum-like
+thump every half second and a near-silent pause. 48 kHz, 16 bits, numpy only.
+"""
+import sys
+import wave
+
+import numpy as np
+
+RATE = 48000
+
+
+def left_channel(t, rng):
+    out = np.zeros_like(t)
+    note = 0.4  # seconds from one note to the next
+    seconds = t[-1] + 1.0 / RATE
+    for k, start in enumerate(np.arange(0.0, seconds, note)):
+        pitch = 220.0 * 2 ** (rng.integers(0, 12) / 12)
+        since = t - start
+        on = since >= 0
+        envelope = np.where(on, np.exp(-np.where(on, since, 0) * 4.0), 0.0)
+        tone = sum(np.sin(2 * np.pi * pitch * h * t) / h for h in (1, 2, 3))
+        # a slow crescendo to the middle of the file and back
+        loudness = 0.15 + 0.6 * np.sin(np.pi * start / seconds)
+        out += loudness * envelope * tone
+    return out
+
+
+def right_channel(t, rng):
+    seconds = t[-1] + 1.0 / RATE
+    swell = 0.05 + 0.25 * (0.5 - 0.5 * np.cos(2 * np.pi * t / seconds))
+    out = swell * rng.standard_normal(t.size)
+    since_beat = t % 0.5
+    out += 0.7 * np.exp(-since_beat * 25.0) * np.sin(2 * np.pi * 60.0 * since_beat)
+    pause = (t > 0.6 * seconds) & (t < 0.7 * seconds)
+    out[pause] = 0.001 * rng.standard_normal(np.count_nonzero(pause))  # -60 dB
+    return out
+
+
+def main(argv):
+    if len(argv) not in (2, 3):
+        print(__doc__.strip().split("\n\n")[1], file=sys.stderr)
+        return 2
+    seconds = float(argv[2]) if len(argv) == 3 else 12.0
+    rng = np.random.default_rng(2026)
+    t = np.arange(int(seconds * RATE)) / RATE
+    stereo = np.stack([left_channel(t, rng), right_channel(t, rng)], axis=1)
+    samples = (np.clip(stereo, -1.0, 1.0) * 32767).astype("<i2")
+    with wave.open(argv[1], "wb") as w:
+        w.setnchannels(2)
+        w.setsampwidth(2)
+        w.setframerate(RATE)
+        w.writeframes(samples.tobytes())
+    print(f"demo_audio: {seconds:g} s of stereo to {argv[1]}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
