@@ -86,10 +86,13 @@ cr_finish_channels (CrAccWords *sh, unsigned int channels, unsigned int width,
         sh[t].acc;
   const unsigned int groups = (blocks + group_blocks - 1) / group_blocks;
   /* Grouped where the one fold would read more than four pairs a thread:
-   * below, the second election costs more than the pairs it saves (on the
-   * H200 with groups past 2R blocks: 3 channels at 4 MiB 0.76 -> 0.66 of
-   * the single result, 1024 at 16 MiB 0.97 -> 0.83; 6 channels of sumsq
-   * at 16 MiB 0.51 -> 0.78). CR_GROUPED_PAIRS varies it for benchmarks. */
+   * below, the second election costs more than the pairs it saves. On the
+   * H200, as a fraction of the single result: grouping past one pair a
+   * thread dropped 3 channels of sum at 4 MiB 0.76 -> 0.66; past two, 1024
+   * channels at 16 MiB 0.98 -> 0.82; past four (here) 0.73 and 0.92, and
+   * 3 channels of sum at 16 MiB 0.87 -> 0.78, while 3 and 6 channels of
+   * sumsq gained 0.10 to 0.27 at most sizes (docs/performance.md).
+   * CR_GROUPED_PAIRS varies it for benchmarks. */
 #ifndef CR_GROUPED_PAIRS
 #define CR_GROUPED_PAIRS 4
 #endif
