@@ -6,7 +6,8 @@ file is at hand: the README's level plot was drawn from it.
 
 Left: notes of a few harmonics, each struck and decaying, louder in the
 middle of the file. Right: noise that swells and fades, with a drum-like
-thump every half second and a near-silent pause. 48 kHz, 16 bits, numpy only.
+thump every half second and a near-silent pause. 48 kHz, 16 bits, numpy
+only; loud, and not clipped at the default length.
 """
 import sys
 import wave
@@ -25,19 +26,20 @@ def left_channel(t, rng):
         since = t - start
         on = since >= 0
         envelope = np.where(on, np.exp(-np.where(on, since, 0) * 4.0), 0.0)
-        tone = sum(np.sin(2 * np.pi * pitch * h * t) / h for h in (1, 2, 3))
+        # harmonics 1, 1/2 and 1/3, scaled to a peak of at most 1
+        tone = sum(np.sin(2 * np.pi * pitch * h * t) / h for h in (1, 2, 3)) / 1.84
         # a slow crescendo to the middle of the file and back
-        loudness = 0.15 + 0.6 * np.sin(np.pi * start / seconds)
+        loudness = 0.15 + 0.75 * np.sin(np.pi * start / seconds)
         out += loudness * envelope * tone
     return out
 
 
 def right_channel(t, rng):
     seconds = t[-1] + 1.0 / RATE
-    swell = 0.05 + 0.25 * (0.5 - 0.5 * np.cos(2 * np.pi * t / seconds))
+    swell = 0.03 + 0.14 * (0.5 - 0.5 * np.cos(2 * np.pi * t / seconds))
     out = swell * rng.standard_normal(t.size)
     since_beat = t % 0.5
-    out += 0.7 * np.exp(-since_beat * 25.0) * np.sin(2 * np.pi * 60.0 * since_beat)
+    out += 0.4 * np.exp(-since_beat * 25.0) * np.sin(2 * np.pi * 60.0 * since_beat)
     pause = (t > 0.6 * seconds) & (t < 0.7 * seconds)
     out[pause] = 0.001 * rng.standard_normal(np.count_nonzero(pause))  # -60 dB
     return out

@@ -125,6 +125,17 @@ if not gpu:
                 head = f.read(8)
             check(head == b"\x89PNG\r\n\x1a\n" and os.path.getsize(png) > 10000,
                   f"draw: {head!r}, {os.path.getsize(png)} bytes")
+        # demo_audio.py: 1.5 s of 48 kHz stereo, 16 bits, neither silent
+        # nor clipped on either channel.
+        import wave
+        p = run("demo_audio.py", {}, os.path.join(d, "demo.wav"), "1.5")
+        check(p.returncode == 0, f"demo_audio: {p.returncode} {p.stderr}")
+        with wave.open(os.path.join(d, "demo.wav"), "rb") as w:
+            shape = (w.getnchannels(), w.getsampwidth(), w.getframerate(), w.getnframes())
+            x = np.frombuffer(w.readframes(w.getnframes()), "<i2").reshape(-1, 2)
+        peaks = np.abs(x.astype(np.int32)).max(axis=0)
+        check(shape == (2, 2, 48000, 72000) and all(1000 < v < 32767 for v in peaks),
+              f"demo_audio: {shape}, peaks {peaks}")
 
     with tempfile.TemporaryDirectory() as empty:
         no_plugin = {"GST_PLUGIN_PATH_1_0": empty, "GST_PLUGIN_PATH": empty,
