@@ -138,10 +138,10 @@ open_library (GPtrArray *candidates, const CrSymbol *symbols, gsize n_symbols,
  * which programs link against at build time but which drives no GPU. */
 #define CUDA_ERROR_STUB_LIBRARY 34
 
-static const CrDriver *
-load_driver (gchar **failure, CrError *code)
+/* Opens the driver library into @driver, without initialising it. */
+static gboolean
+open_driver (CrDriver *driver, gchar **failure)
 {
-  static CrDriver driver;
   g_autoptr (GPtrArray) candidates = g_ptr_array_new_with_free_func (g_free);
   g_autoptr (GString) tried = g_string_new (NULL);
   /* A debugging aid, and how tests simulate a machine without a driver. */
@@ -151,12 +151,29 @@ load_driver (gchar **failure, CrError *code)
   if (!override)
     g_ptr_array_add (candidates, g_strdup ("libcuda.so"));
   if (!open_library (candidates, driver_symbols, G_N_ELEMENTS (driver_symbols),
-          &driver, tried)) {
+          driver, tried)) {
     *failure = g_strdup_printf ("The CUDA driver library could not be opened; "
                                 "install the NVIDIA driver. Tried:%s",
         tried->str);
-    return NULL;
+    return FALSE;
   }
+  return TRUE;
+}
+
+gboolean
+cr_cuda_driver_library_present (gchar **failure)
+{
+  CrDriver scratch;
+  return open_driver (&scratch, failure);
+}
+
+static const CrDriver *
+load_driver (gchar **failure, CrError *code)
+{
+  static CrDriver driver;
+
+  if (!open_driver (&driver, failure))
+    return NULL;
   CUresult res = driver.Init (0);
   if (res == CUDA_ERROR_NO_DEVICE) {
     *code = CR_ERROR_NO_DEVICE;

@@ -140,6 +140,12 @@ typedef struct {
 const CrDriver *cr_cuda_driver (GError **error);
 const CrNvrtc *cr_cuda_nvrtc (GError **error);
 
+/* Whether the driver library opens and has every entry point, without
+ * initialising it (no cuInit, so a process may still fork and use CUDA in
+ * the child); else FALSE and *@failure says what was tried. For
+ * registration, where a GPU need not be present. */
+gboolean cr_cuda_driver_library_present (gchar **failure);
+
 /* NVRTC's table when this process has opened it already, else NULL: never
  * opens it (opening NVRTC, a library of 100 MB, takes milliseconds). */
 const CrNvrtc *cr_cuda_nvrtc_if_open (void);

@@ -3,6 +3,7 @@
  * wrong or the machine has no CUDA driver. The driver is hidden from this
  * process (GST_CUDAREDUCE_DRIVER_LIBRARY), so these results do not depend
  * on the machine. */
+#include "cr-cuda.h"
 #include "cr-test-leaks.h"
 #include "cr-test-util.h"
 
@@ -342,18 +343,25 @@ GST_START_TEST (test_start_without_driver)
 
 GST_END_TEST;
 
+/* Where the CUDA toolkit keeps its stub libcuda.so, which programs link
+ * against at build time but which drives no GPU. */
+static gchar *
+toolkit_stub (void)
+{
+  const gchar *toolkit = g_getenv ("CUDA_PATH");
+  if (toolkit == NULL || *toolkit == '\0')
+    toolkit = g_getenv ("CUDA_HOME");
+  return g_build_filename (toolkit && *toolkit ? toolkit : "/usr/local/cuda",
+      "lib64", "stubs", "libcuda.so", NULL);
+}
+
 /* The CUDA toolkit's stub libcuda.so found first (its lib64/stubs on the
  * library path): the error names the stub and what to change, not an
  * "unknown error" of cuInit. This test runs in a child of its own
  * (gst-check forks), which has not opened a driver yet. */
 GST_START_TEST (test_start_with_driver_stub)
 {
-  const gchar *toolkit = g_getenv ("CUDA_PATH");
-  if (toolkit == NULL || *toolkit == '\0')
-    toolkit = g_getenv ("CUDA_HOME");
-  g_autofree gchar *stub =
-      g_build_filename (toolkit && *toolkit ? toolkit : "/usr/local/cuda",
-          "lib64", "stubs", "libcuda.so", NULL);
+  g_autofree gchar *stub = toolkit_stub ();
   if (!g_file_test (stub, G_FILE_TEST_EXISTS)) {
     g_print (
         "test_start_with_driver_stub: no CUDA toolkit (%s), not run\n", stub);
@@ -367,6 +375,29 @@ GST_START_TEST (test_start_with_driver_stub)
           && strstr (error->message, "LD_LIBRARY_PATH") != NULL,
       "%s", error->message);
   assert_error (msg, GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_INIT, stub);
+}
+
+GST_END_TEST;
+
+/* What plugin_init checks for its status warning (GStreamer 1.24 and
+ * later): whether the driver library opens, without initialising it. The
+ * toolkit's stub opens and has every entry point, though cuInit would
+ * fail on it. */
+GST_START_TEST (test_driver_library_present)
+{
+  g_autofree gchar *failure = NULL;
+  fail_if (cr_cuda_driver_library_present (&failure));
+  fail_unless (failure != NULL
+          && strstr (failure, "could not be opened") != NULL
+          && strstr (failure, "/nonexistent/libcuda.so.1") != NULL,
+      "%s", failure);
+
+  g_autofree gchar *stub = toolkit_stub ();
+  if (!g_file_test (stub, G_FILE_TEST_EXISTS))
+    return;
+  g_setenv ("GST_CUDAREDUCE_DRIVER_LIBRARY", stub, TRUE);
+  g_autofree gchar *none = NULL;
+  fail_unless (cr_cuda_driver_library_present (&none), "%s", none);
 }
 
 GST_END_TEST;
@@ -469,6 +500,7 @@ element_suite (void)
   tcase_add_test (tc, test_tensor_caps_of_fused_monoid);
   tcase_add_test (tc, test_start_without_driver);
   tcase_add_test (tc, test_start_with_driver_stub);
+  tcase_add_test (tc, test_driver_library_present);
   tcase_add_test (tc, test_start_with_bad_monoid);
   tcase_add_test (tc, test_engine_log_in_debug_log);
   tcase_add_test (tc, test_gpu_timeout_default);
