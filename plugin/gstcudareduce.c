@@ -73,6 +73,7 @@
 #include "gstcudareduce-error.h"
 #include "gstcudareduce-memory.h"
 #include "gstcudareduce-programs.h"
+#include "gstcudareduce-props.h"
 #include "gstcudareduce-pending.h"
 #include "gstcudareduce-queue.h"
 #include "gstcudareduce-window.h"
@@ -83,73 +84,12 @@
 GST_DEBUG_CATEGORY (gst_cuda_reduce_debug);
 #define GST_CAT_DEFAULT gst_cuda_reduce_debug
 
-#define DEFAULT_MONOID "sum"
-#define DEFAULT_THRESHOLD 0.0
-#define DEFAULT_DEVICE_ID -1
-#define DEFAULT_OUTPUT GST_CUDA_REDUCE_OUTPUT_MESSAGE
-#define DEFAULT_POST_MESSAGES TRUE
-#define DEFAULT_ATTACH_META FALSE
-#define DEFAULT_ASYNC_DEPTH 8
-#define DEFAULT_PER_CHANNEL FALSE
-#define DEFAULT_COMPONENT -1
-#define DEFAULT_INTERVAL 0
-#define DEFAULT_GPU_TIMEOUT (5 * GST_SECOND)
-#define MAX_ASYNC_DEPTH 64
-
-enum {
-  PROP_0,
-  PROP_MONOID,
-  PROP_ACCUMULATOR,
-  PROP_LOAD,
-  PROP_COMBINE,
-  PROP_IDENTITY,
-  PROP_CONTEXT_FIELDS,
-  PROP_OUTPUT_FIELDS,
-  PROP_FINALIZE,
-  PROP_THRESHOLD,
-  PROP_CONTEXT,
-  PROP_CUDA_DEVICE_ID,
-  PROP_OUTPUT,
-  PROP_POST_MESSAGES,
-  PROP_ATTACH_META,
-  PROP_ASYNC_DEPTH,
-  PROP_PER_CHANNEL,
-  PROP_COMPONENT,
-  PROP_INTERVAL,
-  PROP_GPU_TIMEOUT,
-};
-
-/* The inline monoid's texts, indexed by PROP_ACCUMULATOR... PROP_FINALIZE. */
-#define N_INLINE (PROP_FINALIZE - PROP_ACCUMULATOR + 1)
-
 struct _GstCudaReduce {
   GstBaseTransform parent;
 
-  /* Properties, under the object lock. A change of the monoid's properties
-   * bumps monoid_serial; of its context values, context_serial. */
-  gchar *monoid_name;
-  gboolean monoid_name_set; /* else an inline monoid is "custom" */
-  gchar *inline_text[N_INLINE];
-  gdouble threshold;
-  GstStructure *context;
-  gint device_id;
-  GstCudaReduceOutput output;
-  gboolean post_messages;
-  gboolean attach_meta;
-  guint async_depth;
-  gboolean per_channel;
-  gint component;
-  guint64 interval;
-  guint64 gpu_timeout;
+  /* Properties, under the object lock. */
+  GstCudaReduceProps props;
   GstClockTime running_gpu_timeout; /* gpu-timeout since start */
-  guint monoid_serial;
-  guint context_serial;
-
-  /* The monoid the properties describe, parsed; under the object lock. */
-  struct {
-    CrMonoid *monoid;
-    guint serial;
-  } parsed;
 
   /* The pipeline's CUDA context: found or made when caps bring frames in
    * CUDA memory, replaced by set_context, as GStreamer's CUDA elements keep
@@ -218,88 +158,29 @@ gst_cuda_reduce_output_get_type (void)
   return type;
 }
 
-/* Properties */
-
-static gboolean
-is_monoid_property (guint prop_id)
-{
-  return prop_id >= PROP_MONOID && prop_id <= PROP_FINALIZE;
-}
+/* Properties: stored by gstcudareduce-props.c, followed here. */
 
 static void
 gst_cuda_reduce_set_property (
     GObject *object, guint prop_id, const GValue *value, GParamSpec *pspec)
 {
   GstCudaReduce *self = GST_CUDA_REDUCE (object);
-  gboolean renegotiate = FALSE, set_mode = FALSE;
+  GstCudaReducePropsChange change;
 
   GST_OBJECT_LOCK (self);
-  if (is_monoid_property (prop_id)) {
-    self->monoid_serial++;
-    /* Output fields decide the tensor caps. */
-    renegotiate = self->output == GST_CUDA_REDUCE_OUTPUT_TENSOR;
-  }
-  switch (prop_id) {
-    case PROP_MONOID:
-      g_free (self->monoid_name);
-      self->monoid_name = g_value_dup_string (value);
-      self->monoid_name_set = TRUE;
-      break;
-    case PROP_ACCUMULATOR ... PROP_FINALIZE:
-      g_free (self->inline_text[prop_id - PROP_ACCUMULATOR]);
-      self->inline_text[prop_id - PROP_ACCUMULATOR] =
-          g_value_dup_string (value);
-      break;
-    case PROP_THRESHOLD:
-      self->threshold = g_value_get_double (value);
-      self->context_serial++;
-      break;
-    case PROP_CONTEXT:
-      g_clear_pointer (&self->context, gst_structure_free);
-      self->context = g_value_dup_boxed (value);
-      self->context_serial++;
-      break;
-    case PROP_CUDA_DEVICE_ID:
-      self->device_id = g_value_get_int (value);
-      break;
-    case PROP_OUTPUT:
-      self->output = g_value_get_enum (value);
-      set_mode = TRUE;
-      break;
-    case PROP_POST_MESSAGES:
-      self->post_messages = g_value_get_boolean (value);
-      break;
-    case PROP_ATTACH_META:
-      self->attach_meta = g_value_get_boolean (value);
-      break;
-    case PROP_ASYNC_DEPTH:
-      self->async_depth = g_value_get_uint (value);
-      break;
-    case PROP_PER_CHANNEL:
-      self->per_channel = g_value_get_boolean (value);
-      break;
-    case PROP_COMPONENT:
-      self->component = g_value_get_int (value);
-      /* The result tensors' dimensions follow. */
-      renegotiate = self->output == GST_CUDA_REDUCE_OUTPUT_TENSOR;
-      break;
-    case PROP_INTERVAL:
-      self->interval = g_value_get_uint64 (value);
-      break;
-    case PROP_GPU_TIMEOUT:
-      self->gpu_timeout = g_value_get_uint64 (value);
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-      break;
-  }
-  GstCudaReduceOutput output = self->output;
+  gboolean known =
+      gst_cuda_reduce_props_set (&self->props, prop_id, value, &change);
+  GstCudaReduceOutput output = self->props.output;
   GST_OBJECT_UNLOCK (self);
+  if (!known) {
+    G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    return;
+  }
   /* Both take the object lock themselves. */
-  if (set_mode)
+  if (change & GST_CUDA_REDUCE_PROPS_SET_MODE)
     gst_base_transform_set_passthrough (
         GST_BASE_TRANSFORM (self), output == GST_CUDA_REDUCE_OUTPUT_MESSAGE);
-  if (renegotiate)
+  if (change & GST_CUDA_REDUCE_PROPS_RENEGOTIATE)
     gst_base_transform_reconfigure_src (GST_BASE_TRANSFORM (self));
 }
 
@@ -310,101 +191,17 @@ gst_cuda_reduce_get_property (
   GstCudaReduce *self = GST_CUDA_REDUCE (object);
 
   GST_OBJECT_LOCK (self);
-  switch (prop_id) {
-    case PROP_MONOID:
-      g_value_set_string (value, self->monoid_name);
-      break;
-    case PROP_ACCUMULATOR ... PROP_FINALIZE:
-      g_value_set_string (value, self->inline_text[prop_id - PROP_ACCUMULATOR]);
-      break;
-    case PROP_THRESHOLD:
-      g_value_set_double (value, self->threshold);
-      break;
-    case PROP_CONTEXT:
-      g_value_set_boxed (value, self->context);
-      break;
-    case PROP_CUDA_DEVICE_ID:
-      g_value_set_int (value, self->device_id);
-      break;
-    case PROP_OUTPUT:
-      g_value_set_enum (value, self->output);
-      break;
-    case PROP_POST_MESSAGES:
-      g_value_set_boolean (value, self->post_messages);
-      break;
-    case PROP_ATTACH_META:
-      g_value_set_boolean (value, self->attach_meta);
-      break;
-    case PROP_ASYNC_DEPTH:
-      g_value_set_uint (value, self->async_depth);
-      break;
-    case PROP_PER_CHANNEL:
-      g_value_set_boolean (value, self->per_channel);
-      break;
-    case PROP_COMPONENT:
-      g_value_set_int (value, self->component);
-      break;
-    case PROP_INTERVAL:
-      g_value_set_uint64 (value, self->interval);
-      break;
-    case PROP_GPU_TIMEOUT:
-      g_value_set_uint64 (value, self->gpu_timeout);
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-      break;
-  }
+  gboolean known = gst_cuda_reduce_props_get (&self->props, prop_id, value);
   GST_OBJECT_UNLOCK (self);
+  if (!known)
+    G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
 }
 
-/* The monoid the properties describe now: parsed once per change of the
- * monoid's properties, from any thread. */
+/* The monoid the properties describe now, from any thread. */
 static CrMonoid *
 current_monoid (GstCudaReduce *self, GError **error)
 {
-  GST_OBJECT_LOCK (self);
-  if (self->parsed.monoid && self->parsed.serial == self->monoid_serial) {
-    CrMonoid *m = cr_monoid_ref (self->parsed.monoid);
-    GST_OBJECT_UNLOCK (self);
-    return m;
-  }
-  guint serial = self->monoid_serial;
-  g_autofree gchar *name = g_strdup (self->monoid_name);
-  gboolean name_set = self->monoid_name_set;
-  gchar *text[N_INLINE];
-  for (guint k = 0; k < N_INLINE; k++)
-    text[k] = g_strdup (self->inline_text[k]);
-  GST_OBJECT_UNLOCK (self);
-
-  CrMonoid *m;
-  if (text[PROP_LOAD - PROP_ACCUMULATOR] != NULL) {
-    CrMonoidText inline_monoid = {
-      .name = name_set ? name : "custom",
-      .accumulator = text[PROP_ACCUMULATOR - PROP_ACCUMULATOR],
-      .load = text[PROP_LOAD - PROP_ACCUMULATOR],
-      .combine = text[PROP_COMBINE - PROP_ACCUMULATOR],
-      .identity = text[PROP_IDENTITY - PROP_ACCUMULATOR],
-      .context = text[PROP_CONTEXT_FIELDS - PROP_ACCUMULATOR],
-      .output = text[PROP_OUTPUT_FIELDS - PROP_ACCUMULATOR],
-      .finalize = text[PROP_FINALIZE - PROP_ACCUMULATOR],
-    };
-    m = cr_monoid_new (&inline_monoid, CR_MONOID_INLINE_ORIGIN, error);
-  } else {
-    m = cr_monoid_load (name, error);
-  }
-  for (guint k = 0; k < N_INLINE; k++)
-    g_free (text[k]);
-
-  if (m) {
-    GST_OBJECT_LOCK (self);
-    if (serial == self->monoid_serial) {
-      g_clear_pointer (&self->parsed.monoid, cr_monoid_unref);
-      self->parsed.monoid = cr_monoid_ref (m);
-      self->parsed.serial = serial;
-    }
-    GST_OBJECT_UNLOCK (self);
-  }
-  return m;
+  return gst_cuda_reduce_props_monoid (GST_OBJECT (self), &self->props, error);
 }
 
 /* At most this many tensors in an output buffer: a GstBuffer holds 16
@@ -418,7 +215,7 @@ static gboolean
 output_fits (GstCudaReduce *self, const CrMonoid *m, GError **error)
 {
   GST_OBJECT_LOCK (self);
-  gboolean tensor = self->output == GST_CUDA_REDUCE_OUTPUT_TENSOR;
+  gboolean tensor = self->props.output == GST_CUDA_REDUCE_OUTPUT_TENSOR;
   GST_OBJECT_UNLOCK (self);
   guint n = cr_monoid_result_fields (m)->len;
   if (!tensor || n <= MAX_TENSORS)
@@ -462,7 +259,8 @@ current_context (GstCudaReduce *self)
 
   GST_OBJECT_LOCK (self);
   const guint8 *bytes = gst_cuda_reduce_programs_context (&self->programs,
-      self->context_serial, self->threshold, self->context, &error);
+      self->props.context_serial, self->props.threshold, self->props.context,
+      &error);
   GST_OBJECT_UNLOCK (self);
   if (bytes == NULL)
     gst_cuda_reduce_post_error (self, error, NULL);
@@ -492,12 +290,12 @@ gst_cuda_reduce_start (GstBaseTransform *trans)
     return FALSE;
   }
   GST_OBJECT_LOCK (self);
-  gint device_id = self->device_id;
-  guint depth = self->async_depth;
-  GstClockTime timeout = self->gpu_timeout;
-  self->running_per_channel = self->per_channel;
-  self->running_component = self->component;
-  gst_cuda_reduce_window_init (&self->window, self->interval);
+  gint device_id = self->props.device_id;
+  guint depth = self->props.async_depth;
+  GstClockTime timeout = self->props.gpu_timeout;
+  self->running_per_channel = self->props.per_channel;
+  self->running_component = self->props.component;
+  gst_cuda_reduce_window_init (&self->window, self->props.interval);
   GST_OBJECT_UNLOCK (self);
   /* A context of our own; frames in CUDA memory move the element to the
    * pipeline's when their caps come (use_pipeline_context). */
@@ -553,7 +351,7 @@ static gboolean
 tensor_output (GstCudaReduce *self)
 {
   GST_OBJECT_LOCK (self);
-  gboolean tensor = self->output == GST_CUDA_REDUCE_OUTPUT_TENSOR;
+  gboolean tensor = self->props.output == GST_CUDA_REDUCE_OUTPUT_TENSOR;
   GST_OBJECT_UNLOCK (self);
   return tensor;
 }
@@ -574,8 +372,8 @@ gst_cuda_reduce_transform_caps (GstBaseTransform *trans,
     g_autoptr (GError) error = NULL;
     g_autoptr (CrMonoid) monoid = current_monoid (self, &error);
     GST_OBJECT_LOCK (self);
-    gboolean per_channel = self->per_channel;
-    gint component = self->component;
+    gboolean per_channel = self->props.per_channel;
+    gint component = self->props.component;
     GST_OBJECT_UNLOCK (self);
     result = gst_caps_new_empty ();
     if (monoid && !output_fits (self, monoid, &error))
@@ -839,9 +637,9 @@ get_outputs (GstCudaReduce *self, GstCudaReduceOutputs *outputs)
   outputs->srcpad = GST_BASE_TRANSFORM_SRC_PAD (self);
   outputs->queue = &self->queue;
   GST_OBJECT_LOCK (self);
-  outputs->tensors = self->output == GST_CUDA_REDUCE_OUTPUT_TENSOR;
-  outputs->post_messages = self->post_messages;
-  outputs->attach_meta = self->attach_meta;
+  outputs->tensors = self->props.output == GST_CUDA_REDUCE_OUTPUT_TENSOR;
+  outputs->post_messages = self->props.post_messages;
+  outputs->attach_meta = self->props.attach_meta;
   GST_OBJECT_UNLOCK (self);
 }
 
@@ -894,11 +692,8 @@ gpu_stuck (GstClockTime waited, gpointer data)
    * for good. */
   gst_object_ref (self);
   GST_OBJECT_LOCK (self);
-  g_autofree gchar *name = g_strdup (self->monoid_name_set
-              || self->inline_text[PROP_LOAD - PROP_ACCUMULATOR] == NULL
-          ? self->monoid_name
-          : "custom");
-  GstClockTime timeout = self->gpu_timeout;
+  g_autofree gchar *name = gst_cuda_reduce_props_monoid_name (&self->props);
+  GstClockTime timeout = self->props.gpu_timeout;
   GST_OBJECT_UNLOCK (self);
   GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
       ("The GPU did not finish reducing a buffer with monoid '%s' in %.1f s "
@@ -1103,8 +898,9 @@ gst_cuda_reduce_query (
   /* Result tensors of an interval leave when it ends, stamped with its
    * start: that much later than their timestamps. */
   GST_OBJECT_LOCK (self);
-  GstClockTime interval =
-      self->output == GST_CUDA_REDUCE_OUTPUT_TENSOR ? self->interval : 0;
+  GstClockTime interval = self->props.output == GST_CUDA_REDUCE_OUTPUT_TENSOR
+      ? self->props.interval
+      : 0;
   GST_OBJECT_UNLOCK (self);
   min += interval;
   if (GST_CLOCK_TIME_IS_VALID (max))
@@ -1148,7 +944,7 @@ gst_cuda_reduce_set_context (GstElement *element, GstContext *context)
   GstCudaReduce *self = GST_CUDA_REDUCE (element);
 
   GST_OBJECT_LOCK (self);
-  gint device_id = self->device_id;
+  gint device_id = self->props.device_id;
   GST_OBJECT_UNLOCK (self);
   gst_cuda_reduce_cuda_set_context (&self->cuda, element, context, device_id);
   GST_ELEMENT_CLASS (parent_class)->set_context (element, context);
@@ -1161,27 +957,11 @@ gst_cuda_reduce_finalize (GObject *object)
 {
   GstCudaReduce *self = GST_CUDA_REDUCE (object);
 
-  g_free (self->monoid_name);
-  for (guint k = 0; k < N_INLINE; k++)
-    g_free (self->inline_text[k]);
-  g_clear_pointer (&self->context, gst_structure_free);
-  g_clear_pointer (&self->parsed.monoid, cr_monoid_unref);
+  gst_cuda_reduce_props_clear (&self->props);
   gst_cuda_reduce_queue_clear (&self->queue);
   g_array_unref (self->slices);
   gst_cuda_reduce_batches_clear (&self->batches);
   G_OBJECT_CLASS (parent_class)->finalize (object);
-}
-
-/* GST_CUDAREDUCE_GPU_TIMEOUT, in seconds, replaces the default: tools that
- * slow kernels down a hundredfold (compute-sanitizer) need more, or 0. */
-static guint64
-default_gpu_timeout (void)
-{
-  const gchar *env = g_getenv ("GST_CUDAREDUCE_GPU_TIMEOUT");
-  if (env == NULL || *env == '\0')
-    return DEFAULT_GPU_TIMEOUT;
-  const gdouble seconds = g_ascii_strtod (env, NULL);
-  return seconds > 0 ? (guint64)(seconds * GST_SECOND) : 0;
 }
 
 static void
@@ -1189,17 +969,7 @@ gst_cuda_reduce_init (GstCudaReduce *self)
 {
   GstPad *srcpad = GST_BASE_TRANSFORM_SRC_PAD (self);
 
-  self->monoid_name = g_strdup (DEFAULT_MONOID);
-  self->threshold = DEFAULT_THRESHOLD;
-  self->device_id = DEFAULT_DEVICE_ID;
-  self->output = DEFAULT_OUTPUT;
-  self->post_messages = DEFAULT_POST_MESSAGES;
-  self->attach_meta = DEFAULT_ATTACH_META;
-  self->async_depth = DEFAULT_ASYNC_DEPTH;
-  self->per_channel = DEFAULT_PER_CHANNEL;
-  self->component = DEFAULT_COMPONENT;
-  self->interval = DEFAULT_INTERVAL;
-  self->gpu_timeout = default_gpu_timeout ();
+  gst_cuda_reduce_props_init (&self->props);
   self->slices = g_array_new (FALSE, TRUE, sizeof (GstCudaReduceSlice));
   gst_cuda_reduce_batches_init (
       &self->batches, GST_ELEMENT (self), &self->queue);
@@ -1208,19 +978,6 @@ gst_cuda_reduce_init (GstCudaReduce *self)
 
   self->base_src_activate_mode = GST_PAD_ACTIVATEMODEFUNC (srcpad);
   gst_pad_set_activatemode_function (srcpad, src_activate_mode);
-}
-
-#define MONOID_FLAGS \
-  (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING)
-#define SETUP_FLAGS \
-  (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY)
-
-static void
-install_inline_property (
-    GObjectClass *klass, guint id, const gchar *name, const gchar *blurb)
-{
-  g_object_class_install_property (
-      klass, id, g_param_spec_string (name, name, blurb, NULL, MONOID_FLAGS));
 }
 
 static void
@@ -1234,117 +991,8 @@ gst_cuda_reduce_class_init (GstCudaReduceClass *klass)
   gobject_class->get_property = gst_cuda_reduce_get_property;
   gobject_class->finalize = gst_cuda_reduce_finalize;
 
-  g_object_class_install_property (gobject_class, PROP_MONOID,
-      g_param_spec_string ("monoid", "Monoid",
-          "A built-in monoid (sum, sumsq, min, max, minmax, absmax, mean_var, "
-          "count_gt, argmax) or the path of a .monoid file (containing '/' or "
-          "ending in .monoid); several joined by '+' are computed in one pass "
-          "(sumsq+minmax), with results named label.field, the label being "
-          "the member's name or given as label=member "
-          "(lo=count_gt+hi=count_gt). When the load property is set, the "
-          "inline properties define the monoid and this only names it",
-          DEFAULT_MONOID, MONOID_FLAGS));
-  install_inline_property (gobject_class, PROP_ACCUMULATOR, "accumulator",
-      "Inline monoid: the accumulator's fields as name:type;name:type, types "
-      "being int8..uint64, float32, float64, in (the input type) or wide "
-      "(int64, uint64 or float64 by the input). Required with load");
-  install_inline_property (gobject_class, PROP_LOAD, "load",
-      "Inline monoid: body of Acc load(In x, unsigned long long i), e.g. "
-      "\"Acc r; r.sum = x; return r;\". Setting it selects the inline monoid");
-  install_inline_property (gobject_class, PROP_COMBINE, "combine",
-      "Inline monoid: body of Acc combine(Acc a, Acc b); must be associative "
-      "and commutative. Required with load");
-  install_inline_property (gobject_class, PROP_IDENTITY, "identity",
-      "Inline monoid: body of Acc identity(), the value combine leaves "
-      "unchanged. Required with load");
-  install_inline_property (gobject_class, PROP_CONTEXT_FIELDS, "context-fields",
-      "Inline monoid: context fields (name:type;...) that "
-      "bodies read as ctx.name, filled from the threshold and context "
-      "properties");
-  install_inline_property (gobject_class, PROP_OUTPUT_FIELDS, "output-fields",
-      "Inline monoid: result fields (name:type;...) that finalize returns as "
-      "an Out. Requires finalize");
-  install_inline_property (gobject_class, PROP_FINALIZE, "finalize",
-      "Inline monoid: body of Out finalize(Acc a, unsigned long long n), run "
-      "once per result on the GPU. Requires output-fields");
-  g_object_class_install_property (gobject_class, PROP_THRESHOLD,
-      g_param_spec_double ("threshold", "Threshold",
-          "Value of the context field 'threshold' when the monoid declares "
-          "one (as count_gt does); of every member's, in a fused monoid. "
-          "Takes effect from the next buffer, without recompiling",
-          -G_MAXDOUBLE, G_MAXDOUBLE, DEFAULT_THRESHOLD, MONOID_FLAGS));
-  g_object_class_install_property (gobject_class, PROP_CONTEXT,
-      g_param_spec_boxed ("context", "Context",
-          "Values of the monoid's context fields by name, e.g. "
-          "\"ctx, lo=(double)-1, hi=(double)1\"; in a fused monoid a name "
-          "sets every member's field of that name, and label.name one "
-          "member's. Takes effect from the next buffer, without recompiling",
-          GST_TYPE_STRUCTURE, MONOID_FLAGS));
-  g_object_class_install_property (gobject_class, PROP_CUDA_DEVICE_ID,
-      g_param_spec_int ("cuda-device-id", "CUDA device id",
-          "The GPU to reduce on, by CUDA ordinal; -1 for the first", -1,
-          G_MAXINT, DEFAULT_DEVICE_ID, SETUP_FLAGS));
-  g_object_class_install_property (gobject_class, PROP_OUTPUT,
-      g_param_spec_enum ("output", "Output",
-          "Where results go: 'message' passes buffers through and posts "
-          "results on the bus; 'tensor' pushes them downstream as "
-          "other/tensors, one tensor per result field",
-          GST_TYPE_CUDA_REDUCE_OUTPUT, DEFAULT_OUTPUT, SETUP_FLAGS));
-  g_object_class_install_property (gobject_class, PROP_POST_MESSAGES,
-      g_param_spec_boolean ("post-messages", "Post messages",
-          "Post an element message named 'cudareduce' with each result, in "
-          "either output mode",
-          DEFAULT_POST_MESSAGES, MONOID_FLAGS));
-  g_object_class_install_property (gobject_class, PROP_ATTACH_META,
-      g_param_spec_boolean ("attach-meta", "Attach meta",
-          "In message mode, put each result on the buffer it describes, as a "
-          "GstCustomMeta named " GST_CUDA_REDUCE_META_NAME " whose structure "
-          "has the result message's fields (with interval, on the buffer "
-          "that closes the interval)",
-          DEFAULT_ATTACH_META, MONOID_FLAGS));
+  gst_cuda_reduce_props_install (gobject_class);
   gst_cuda_reduce_meta_register ();
-
-  g_object_class_install_property (gobject_class, PROP_ASYNC_DEPTH,
-      g_param_spec_uint ("async-depth", "Async depth",
-          "How many launches may be in flight on the GPU at once; small "
-          "buffers that arrive while the GPU is busy share one launch. Buffers "
-          "leave in order as their reductions complete; the streaming thread "
-          "waits when this many launches are in flight",
-          1, MAX_ASYNC_DEPTH, DEFAULT_ASYNC_DEPTH, SETUP_FLAGS));
-
-  g_object_class_install_property (gobject_class, PROP_PER_CHANNEL,
-      g_param_spec_boolean ("per-channel", "Per channel",
-          "One result per channel: per interleaved audio channel, per "
-          "video component (Y, U, V for YUV, each over its own samples; "
-          "packed RGB in memory order, padding left out), per innermost "
-          "index of a tensor. Message fields become arrays, with a 'counts' "
-          "array, and result tensors have the channel count as dimension",
-          DEFAULT_PER_CHANNEL, SETUP_FLAGS));
-  g_object_class_install_property (gobject_class, PROP_COMPONENT,
-      g_param_spec_int ("component", "Component",
-          "Reduce only this component: the index that per-channel results "
-          "give it (YUV: 0 Y, 1 U, 2 V; packed RGB in memory order; an "
-          "audio channel; a tensor's innermost index). Only its plane is "
-          "read. -1 reduces every component",
-          -1, G_MAXINT, DEFAULT_COMPONENT, SETUP_FLAGS));
-  g_object_class_install_property (gobject_class, PROP_INTERVAL,
-      g_param_spec_uint64 ("interval", "Interval",
-          "Stream time per result, in nanoseconds, accumulated across "
-          "buffers (audio buffers are split where an interval ends, as the "
-          "level element does; video frames and tensors count whole). 0 "
-          "gives one result per buffer",
-          0, G_MAXUINT64, DEFAULT_INTERVAL, SETUP_FLAGS));
-  g_object_class_install_property (gobject_class, PROP_GPU_TIMEOUT,
-      g_param_spec_uint64 ("gpu-timeout", "GPU timeout",
-          "How long the GPU may take with one buffer's reductions, in "
-          "nanoseconds, before the element gives up on it with an error (a "
-          "monoid whose code never ends, say). The GPU's context and what it "
-          "reads are then left as they are until the process exits, and the "
-          "element cannot start again in this process. 0 waits for ever",
-          0, G_MAXUINT64, DEFAULT_GPU_TIMEOUT,
-          /* A new element's value may come from the environment
-           * (GST_CUDAREDUCE_GPU_TIMEOUT): documentation shows this one. */
-          SETUP_FLAGS | GST_PARAM_DOC_SHOW_DEFAULT));
 
   /* Hardware, as GStreamer's CUDA filters say: it needs an NVIDIA GPU. */
   gst_element_class_set_static_metadata (element_class, "CUDA reduce",

@@ -1,0 +1,102 @@
+/* gstcudareduce-props.h: the element's properties: their specs, defaults
+ * and values, and the monoid they describe.
+ *
+ * The values live in the element, under its object lock; these functions
+ * take no lock except gst_cuda_reduce_props_monoid(), which is called from
+ * any thread and takes the owner's. */
+#pragma once
+
+#include "cr-monoid.h"
+#include "gstcudareduce.h"
+
+#include <gst/gst.h>
+
+G_BEGIN_DECLS
+
+enum {
+  PROP_0,
+  PROP_MONOID,
+  PROP_ACCUMULATOR,
+  PROP_LOAD,
+  PROP_COMBINE,
+  PROP_IDENTITY,
+  PROP_CONTEXT_FIELDS,
+  PROP_OUTPUT_FIELDS,
+  PROP_FINALIZE,
+  PROP_THRESHOLD,
+  PROP_CONTEXT,
+  PROP_CUDA_DEVICE_ID,
+  PROP_OUTPUT,
+  PROP_POST_MESSAGES,
+  PROP_ATTACH_META,
+  PROP_ASYNC_DEPTH,
+  PROP_PER_CHANNEL,
+  PROP_COMPONENT,
+  PROP_INTERVAL,
+  PROP_GPU_TIMEOUT,
+};
+
+/* The inline monoid's texts, indexed by PROP_ACCUMULATOR... PROP_FINALIZE. */
+#define GST_CUDA_REDUCE_N_INLINE (PROP_FINALIZE - PROP_ACCUMULATOR + 1)
+
+typedef struct {
+  /* A change of the monoid's properties bumps monoid_serial; of its
+   * context values, context_serial. */
+  gchar *monoid_name;
+  gboolean monoid_name_set; /* else an inline monoid is "custom" */
+  gchar *inline_text[GST_CUDA_REDUCE_N_INLINE];
+  gdouble threshold;
+  GstStructure *context;
+  gint device_id;
+  GstCudaReduceOutput output;
+  gboolean post_messages;
+  gboolean attach_meta;
+  guint async_depth;
+  gboolean per_channel;
+  gint component;
+  guint64 interval;
+  guint64 gpu_timeout;
+  guint monoid_serial;
+  guint context_serial;
+
+  /* The monoid the properties describe, parsed once per change. */
+  struct {
+    CrMonoid *monoid;
+    guint serial;
+  } parsed;
+} GstCudaReduceProps;
+
+/* What a property's new value asks of the element, beyond storing it. */
+typedef enum {
+  GST_CUDA_REDUCE_PROPS_STORED = 0,
+  /* the output mode changed: passthrough follows it */
+  GST_CUDA_REDUCE_PROPS_SET_MODE = 1 << 0,
+  /* the tensor caps may change: renegotiate the source pad */
+  GST_CUDA_REDUCE_PROPS_RENEGOTIATE = 1 << 1,
+} GstCudaReducePropsChange;
+
+void gst_cuda_reduce_props_init (GstCudaReduceProps *props);
+void gst_cuda_reduce_props_clear (GstCudaReduceProps *props);
+
+/* Installs every property on the element's class. */
+void gst_cuda_reduce_props_install (GObjectClass *klass);
+
+/* Stores @value of @prop_id (FALSE for an id that is not a property),
+ * setting *@change. Under the object lock. */
+gboolean gst_cuda_reduce_props_set (GstCudaReduceProps *props, guint prop_id,
+    const GValue *value, GstCudaReducePropsChange *change);
+/* Under the object lock; FALSE for an id that is not a property. */
+gboolean gst_cuda_reduce_props_get (
+    const GstCudaReduceProps *props, guint prop_id, GValue *value);
+
+/* The monoid the properties describe now (a new reference), or NULL with
+ * @error; parses only after a change of the monoid's properties. Takes
+ * @owner's object lock, which guards @props; not held while parsing. */
+CrMonoid *gst_cuda_reduce_props_monoid (
+    GstObject *owner, GstCudaReduceProps *props, GError **error);
+
+/* The monoid's name as results and errors give it: the monoid property, or
+ * "custom" for an inline monoid it does not name. Under the object lock. */
+gchar *gst_cuda_reduce_props_monoid_name (const GstCudaReduceProps *props);
+
+G_END_DECLS
