@@ -258,7 +258,8 @@ cr_monoid_new (const CrMonoidText *text, const gchar *origin, GError **error)
   g_autoptr (GError) field_error = NULL;
 
   m->origin = g_strdup (origin);
-  m->name = g_strdup (is_blank (text->name) ? "custom" : text->name);
+  m->name =
+      g_strdup (is_blank (text->name) ? CR_MONOID_INLINE_NAME : text->name);
   m->description = g_strdup (text->description ? text->description : "");
 
   if (is_blank (text->accumulator)) {

@@ -59,8 +59,11 @@ typedef struct {
  * checker's options of the same names), as error messages name it. */
 #define CR_MONOID_INLINE_ORIGIN "the inline monoid properties"
 
-/* Validates @text (a blank name is "custom"); @origin names where it came
- * from in error messages. */
+/* The name of an inline monoid given none. */
+#define CR_MONOID_INLINE_NAME "custom"
+
+/* Validates @text (a blank name is CR_MONOID_INLINE_NAME); @origin names
+ * where it came from in error messages. */
 CrMonoid *cr_monoid_new (
     const CrMonoidText *text, const gchar *origin, GError **error);
 /* Parses the contents of a .monoid file. */

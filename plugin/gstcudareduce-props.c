@@ -16,9 +16,6 @@
 #define DEFAULT_GPU_TIMEOUT (5 * GST_SECOND)
 #define MAX_ASYNC_DEPTH 64
 
-/* An inline monoid's name unless the monoid property names it. */
-#define INLINE_NAME "custom"
-
 #define MONOID_FLAGS \
   (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING)
 #define SETUP_FLAGS \
@@ -331,7 +328,7 @@ gst_cuda_reduce_props_monoid (
   CrMonoid *m;
   if (text[PROP_LOAD - PROP_ACCUMULATOR] != NULL) {
     CrMonoidText inline_monoid = {
-      .name = name_set ? name : INLINE_NAME,
+      .name = name_set ? name : NULL,
       .accumulator = text[PROP_ACCUMULATOR - PROP_ACCUMULATOR],
       .load = text[PROP_LOAD - PROP_ACCUMULATOR],
       .combine = text[PROP_COMBINE - PROP_ACCUMULATOR],
@@ -363,6 +360,6 @@ gchar *
 gst_cuda_reduce_props_monoid_name (const GstCudaReduceProps *props)
 {
   gboolean is_inline = props->inline_text[PROP_LOAD - PROP_ACCUMULATOR] != NULL;
-  return g_strdup (
-      is_inline && !props->monoid_name_set ? INLINE_NAME : props->monoid_name);
+  return g_strdup (is_inline && !props->monoid_name_set ? CR_MONOID_INLINE_NAME
+                                                        : props->monoid_name);
 }

@@ -43,7 +43,7 @@ typedef struct {
   /* A change of the monoid's properties bumps monoid_serial; of its
    * context values, context_serial. */
   gchar *monoid_name;
-  gboolean monoid_name_set; /* else an inline monoid is "custom" */
+  gboolean monoid_name_set; /* else an inline monoid is unnamed */
   gchar *inline_text[GST_CUDA_REDUCE_N_INLINE];
   gdouble threshold;
   GstStructure *context;
@@ -96,7 +96,7 @@ CrMonoid *gst_cuda_reduce_props_monoid (
     GstObject *owner, GstCudaReduceProps *props, GError **error);
 
 /* The monoid's name as results and errors give it: the monoid property, or
- * "custom" for an inline monoid it does not name. Under the object lock. */
+ * CR_MONOID_INLINE_NAME for an inline monoid it does not name. Under the object lock. */
 gchar *gst_cuda_reduce_props_monoid_name (const GstCudaReduceProps *props);
 
 G_END_DECLS

@@ -245,6 +245,13 @@ GST_START_TEST (test_inline_text)
   g_autoptr (CrMonoid) m = cr_monoid_new (&text, "props", &error);
   fail_unless (m != NULL);
   fail_unless_equals_string (m->name, "sumsq32");
+
+  /* Unnamed, as the element passes an inline monoid the monoid property
+   * does not name. */
+  text.name = NULL;
+  g_autoptr (CrMonoid) unnamed = cr_monoid_new (&text, "props", &error);
+  fail_unless (unnamed != NULL, "%s", error ? error->message : "");
+  fail_unless_equals_string (unnamed->name, "custom");
 }
 
 GST_END_TEST;
