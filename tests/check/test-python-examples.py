@@ -13,6 +13,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import wave
 
 failures = []
 
@@ -53,6 +54,15 @@ tensors_to_numpy = load("tensors_to_numpy")
 buffer_meta = load("buffer_meta")
 plot_levels = load("plot_levels")
 Gst.init(None)
+
+
+def write_wav(path, samples):
+    """A 48 kHz stereo WAV of @samples, 16-bit bytes."""
+    with wave.open(path, "wb") as w:
+        w.setnchannels(2)
+        w.setsampwidth(2)
+        w.setframerate(48000)
+        w.writeframes(samples)
 
 
 def run(program, env_extra, *args):
@@ -127,7 +137,6 @@ if not gpu:
                   f"draw: {head!r}, {os.path.getsize(png)} bytes")
         # demo_audio.py: 1.5 s of 48 kHz stereo, 16 bits, neither silent
         # nor clipped on either channel.
-        import wave
         p = run("demo_audio.py", {}, os.path.join(d, "demo.wav"), "1.5")
         check(p.returncode == 0, f"demo_audio: {p.returncode} {p.stderr}")
         with wave.open(os.path.join(d, "demo.wav"), "rb") as w:
@@ -143,13 +152,8 @@ if not gpu:
         no_driver = {"GST_PLUGIN_PATH_1_0": plugin_dir,
                      "GST_REGISTRY_1_0": os.path.join(empty, "registry-plugin.bin"),
                      "GST_CUDAREDUCE_DRIVER_LIBRARY": "/nonexistent/libcuda.so.1"}
-        import wave
         wav = os.path.join(empty, "short.wav")
-        with wave.open(wav, "wb") as w:
-            w.setnchannels(2)
-            w.setsampwidth(2)
-            w.setframerate(48000)
-            w.writeframes(bytes(4 * 4800))
+        write_wav(wav, bytes(4 * 4800))
         programs = (("bus_results.py", []), ("tensors_to_numpy.py", []), ("buffer_meta.py", []),
                     ("plot_levels.py", [wav, os.path.join(empty, "l.png")]))
         for program, args in programs:
@@ -188,12 +192,7 @@ else:
     amplitudes = rng.uniform(0.05, 0.9, size=2)
     samples = (rng.uniform(-1, 1, size=(frames, 2)) * amplitudes * 32767).astype(np.int16)
     with tempfile.TemporaryDirectory() as d:
-        import wave
-        with wave.open(os.path.join(d, "noise.wav"), "wb") as w:
-            w.setnchannels(2)
-            w.setsampwidth(2)
-            w.setframerate(48000)
-            w.writeframes(samples.tobytes())
+        write_wav(os.path.join(d, "noise.wav"), samples.tobytes())
         p = run("plot_levels.py", env, "--csv", os.path.join(d, "noise.wav"), os.path.join(d, "l.csv"))
         check(p.returncode == 0, f"plot_levels --csv: {p.returncode} {p.stderr}")
         if p.returncode == 0:
