@@ -64,6 +64,23 @@ cr_test_require_nvrtc (void)
   exit (CR_TEST_SKIP);
 }
 
+const gchar *
+cr_test_cuda_memory_missing (void)
+{
+  g_autoptr (GstElementFactory) f = gst_element_factory_find ("cudareduce");
+  g_autoptr (GstElementFactory) up = gst_element_factory_find ("cudaupload");
+  if (f == NULL)
+    return "cudareduce is not registered";
+  for (const GList *l = gst_element_factory_get_static_pad_templates (f); l;
+       l = l->next) {
+    GstStaticPadTemplate *t = l->data;
+    if (t->direction == GST_PAD_SINK
+        && strstr (t->static_caps.string, "memory:CUDAMemory"))
+      return up ? NULL : "no cudaupload (nvcodec)";
+  }
+  return "cudareduce was built without GStreamer's CUDA library";
+}
+
 GRand *
 cr_test_rand (void)
 {

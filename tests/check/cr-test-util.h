@@ -20,6 +20,10 @@ void cr_test_require_gpu (void);
 /* Likewise for NVRTC (CUDAREDUCE_REQUIRE_NVRTC=1 turns a skip into a failure). */
 void cr_test_require_nvrtc (void);
 
+/* NULL where cudareduce takes CUDA memory (memory:CUDAMemory caps) and
+ * nvcodec's cudaupload exists; otherwise why not. */
+const gchar *cr_test_cuda_memory_missing (void);
+
 /* A generator seeded from the clock, or from CUDAREDUCE_TEST_SEED; the seed
  * is printed so a failure can be replayed. */
 GRand *cr_test_rand (void);

@@ -191,42 +191,23 @@ cuda_suite (void)
   return s;
 }
 
-/* Exits 77 unless cudareduce takes CUDA memory and cudaupload exists. */
-static void
-require_cuda_memory (void)
-{
-  GstElementFactory *f = gst_element_factory_find ("cudareduce");
-  GstElementFactory *up = gst_element_factory_find ("cudaupload");
-  gboolean cuda = FALSE;
-  /* Outside a test: check's assertions cannot report here. */
-  if (f == NULL) {
-    g_printerr ("cudareduce is not registered\n");
-    exit (1);
-  }
-  for (const GList *l = gst_element_factory_get_static_pad_templates (f); l;
-       l = l->next) {
-    GstStaticPadTemplate *t = l->data;
-    if (t->direction == GST_PAD_SINK
-        && strstr (t->static_caps.string, "memory:CUDAMemory"))
-      cuda = TRUE;
-  }
-  gst_object_unref (f);
-  if (!cuda || up == NULL) {
-    g_print ("%s: skipped\n",
-        cuda ? "no cudaupload (nvcodec)"
-             : "cudareduce was built without "
-               "GStreamer's CUDA library");
-    exit (CR_TEST_SKIP);
-  }
-  gst_object_unref (up);
-}
-
 int
 main (int argc, char **argv)
 {
   gst_check_init (&argc, &argv);
   cr_test_require_gpu ();
   cr_test_require_nvrtc ();
-  require_cuda_memory ();
+  /* Outside a test: check's assertions cannot report here. */
+  GstElementFactory *f = gst_element_factory_find ("cudareduce");
+  if (f == NULL) {
+    g_printerr ("cudareduce is not registered\n");
+    return 1;
+  }
+  gst_object_unref (f);
+  const gchar *missing = cr_test_cuda_memory_missing ();
+  if (missing) {
+    g_print ("%s: skipped\n", missing);
+    return CR_TEST_SKIP;
+  }
   return gst_check_run_suite (cuda_suite (), "gpu-cuda", __FILE__);
 }
