@@ -119,15 +119,18 @@ gst_cuda_reduce_cuda_map_frame (GstVideoFrame *frame, const GstVideoInfo *info,
       return FALSE;
     }
     GstCudaContext *owner = ((GstCudaMemoryHead *)mem)->context;
+    /* The element moved to the context of the buffer's first memory
+     * (follow_frames_context): another memory in another context is one
+     * buffer spread over two, which is never copied across. */
     if (gst_cuda_context_get_handle (owner) != context) {
       guint id = 0;
       g_object_get (owner, "cuda-device-id", &id, NULL);
       g_set_error (error, CR_ERROR, CR_ERROR_INPUT,
-          "The frames are in GPU memory of another CUDA context (on GPU %u) "
-          "than the element's (on GPU %d), which cannot read it. Leave "
-          "cuda-device-id at -1, or set it to upstream's GPU, so that the "
-          "element shares upstream's context",
-          id, ordinal);
+          "Memory %u of a buffer is in another CUDA context (on GPU %u) than "
+          "its first memory (on GPU %d): the element reads a buffer in one "
+          "context and does not copy between contexts or GPUs. Give it "
+          "buffers whose memory is all in one context",
+          k, id, ordinal);
       return FALSE;
     }
 #ifdef CR_GST_CUDA_MEMORY_SYNC
