@@ -41,10 +41,10 @@
  * unless CUDAREDUCE_REQUIRE_GPU=1. */
 #include "bench-appsrc.h"
 #include "bench-ceilings.h"
+#include "bench-frames.h"
 #include "bench-sources.h"
 #include "cr-reducer.h"
 
-#include <gst/app/gstappsink.h>
 #include <gst/app/gstappsrc.h>
 #include <math.h>
 #include <string.h>
@@ -53,10 +53,6 @@ static const struct {
   gint width, height;
 } sizes[] = { { 1920, 1080 }, { 3840, 2160 } };
 static const gchar *const formats[] = { "I420", "NV12" };
-
-/* Bytes a frame of 4:2:0 8-bit video has, and its luma's. */
-#define FRAME_BYTES(w, h) ((gsize)(w) * (h)*3 / 2)
-#define LUMA_BYTES(w, h) ((gsize)(w) * (h))
 
 static void
 measure_frames (const gchar *format, gint w, gint h, gboolean luma,
@@ -96,60 +92,6 @@ measure_frames (const gchar *format, gint w, gint h, gboolean luma,
       label, m.buffers_per_s, gbps, ceiling, gbps / ceiling);
   csv_row (
       "video", label, read, gbps, m.buffers_per_s, ceiling, gbps / ceiling);
-}
-
-/* Frames in GPU memory, made once by cudaupload, and the context they live
- * in. */
-typedef struct {
-  GstElement *maker; /* kept PAUSED until the frames are gone */
-  GPtrArray *frames;
-  GstContext *context;
-  gchar *caps;
-} CudaFrames;
-
-static gboolean
-cuda_frames_make (CudaFrames *cf, gint w, gint h)
-{
-  g_autofree gchar *desc = g_strdup_printf (
-      "videotestsrc num-buffers=8 pattern=snow ! "
-      "video/x-raw,format=NV12,width=%d,height=%d,framerate=30/1 ! "
-      "cudaupload ! video/x-raw(memory:CUDAMemory) ! "
-      "appsink name=sink sync=false",
-      w, h);
-  g_autoptr (GError) error = NULL;
-  memset (cf, 0, sizeof *cf);
-  cf->maker = gst_parse_launch (desc, &error);
-  if (cf->maker == NULL)
-    return FALSE;
-  GstElement *sink = gst_bin_get_by_name (GST_BIN (cf->maker), "sink");
-  gst_element_set_state (cf->maker, GST_STATE_PLAYING);
-  cf->frames =
-      g_ptr_array_new_with_free_func ((GDestroyNotify)gst_buffer_unref);
-  GstSample *sample;
-  while ((sample = gst_app_sink_pull_sample (GST_APP_SINK (sink)))) {
-    g_ptr_array_add (
-        cf->frames, gst_buffer_ref (gst_sample_get_buffer (sample)));
-    if (cf->caps == NULL)
-      cf->caps = gst_caps_to_string (gst_sample_get_caps (sample));
-    gst_sample_unref (sample);
-  }
-  gst_object_unref (sink);
-  cf->context = gst_element_get_context (cf->maker, "gst.cuda.context");
-  gst_element_set_state (cf->maker, GST_STATE_PAUSED);
-  return cf->frames->len == 8 && cf->context != NULL;
-}
-
-static void
-cuda_frames_clear (CudaFrames *cf)
-{
-  g_clear_pointer (&cf->frames, g_ptr_array_unref);
-  if (cf->context)
-    gst_context_unref (cf->context);
-  if (cf->maker) {
-    gst_element_set_state (cf->maker, GST_STATE_NULL);
-    gst_object_unref (cf->maker);
-  }
-  g_free (cf->caps);
 }
 
 typedef struct {
@@ -248,7 +190,7 @@ measure_cuda (gdouble seconds)
   for (guint s = 0; s < G_N_ELEMENTS (sizes); s++) {
     const gint w = sizes[s].width, h = sizes[s].height;
     CudaFrames cf;
-    if (!cuda_frames_make (&cf, w, h)) {
+    if (!cuda_frames_make (&cf, w, h, -1)) {
       g_print ("  no frames in CUDA memory from cudaupload: skipped\n");
       cuda_frames_clear (&cf);
       return;
