@@ -4,9 +4,9 @@
  * cuMemcpyHtoDAsync of B bytes into device memory, back to back in batches
  * closed by cuStreamSynchronize, from cuMemAllocHost memory (pinned) and
  * from the prefaulted malloc'd region (pageable), the source moving through
- * the region; wall-clock GB/s, median of 7 batches. The same within one
- * GPU's memory (cuMemcpyDtoDAsync), and both on several GPUs at once, one
- * thread per GPU, for bench-multi. */
+ * the region; wall-clock GB/s, median of 7 batches. And pinned copies or
+ * copies within a GPU's memory (cuMemcpyDtoDAsync) on one GPU or several
+ * at once, a thread per GPU, for bench-video and bench-multi. */
 #include "bench-ceilings.h"
 
 #include "cr-cuda.h"
@@ -101,59 +101,6 @@ measure_ceilings (const Region *pageable, const gsize *sizes, guint n_sizes,
 out:
   if (pinned)
     cu->MemFreeHost (pinned);
-  if (dst)
-    cu->MemFree (dst);
-  cr_device_pop (device);
-  return ok;
-}
-
-gboolean
-measure_device_copy (
-    const gsize *sizes, guint n_sizes, gdouble *gbps, GError **error)
-{
-  g_autoptr (CrDevice) device = cr_device_open (-1, error);
-  const CrDriver *cu = cr_cuda_driver (error);
-  const gsize max = sizes[n_sizes - 1];
-  CUdeviceptr src = 0, dst = 0;
-  gboolean ok = FALSE;
-  CUresult res;
-
-  if (device == NULL || cu == NULL || !cr_device_push (device, error))
-    return FALSE;
-  if ((res = cu->MemAlloc (&src, max)) != CUDA_SUCCESS
-      || (res = cu->MemAlloc (&dst, max)) != CUDA_SUCCESS) {
-    cr_cuda_fail (error, res, "cuMemAlloc");
-    goto out;
-  }
-  if ((res = cu->MemsetD8Async (src, 7, max, cr_device_stream (device)))) {
-    cr_cuda_fail (error, res, "cuMemsetD8Async");
-    goto out;
-  }
-  for (guint i = 0; i < n_sizes; i++) {
-    const guint per_batch = device_copies_per_batch (sizes[i]);
-    gdouble rates[CEILING_BATCHES];
-    for (gint b = -1; b < CEILING_BATCHES; b++) {
-      gint64 t0 = g_get_monotonic_time ();
-      for (guint k = 0; k < per_batch; k++)
-        if ((res = cu->MemcpyDtoDAsync (
-                 dst, src, sizes[i], cr_device_stream (device)))) {
-          cr_cuda_fail (error, res, "cuMemcpyDtoDAsync");
-          goto out;
-        }
-      if ((res = cu->StreamSynchronize (cr_device_stream (device)))) {
-        cr_cuda_fail (error, res, "cuStreamSynchronize");
-        goto out;
-      }
-      gint64 t1 = g_get_monotonic_time ();
-      if (b >= 0)
-        rates[b] = (gdouble)per_batch * sizes[i] / (MAX (t1 - t0, 1) * 1e3);
-    }
-    gbps[i] = median (rates, CEILING_BATCHES);
-  }
-  ok = TRUE;
-out:
-  if (src)
-    cu->MemFree (src);
   if (dst)
     cu->MemFree (dst);
   cr_device_pop (device);

@@ -11,11 +11,6 @@ gboolean measure_ceilings (const Region *pageable, const gsize *sizes,
     guint n_sizes, gdouble *pinned_gbps, gdouble *pageable_gbps,
     GError **error);
 
-/* cuMemcpyDtoDAsync of each size (ascending) within one GPU's memory, in
- * GB/s of bytes read (each also written), median of the batches. */
-gboolean measure_device_copy (
-    const gsize *sizes, guint n_sizes, gdouble *gbps, GError **error);
-
 /* A common start for worker threads, round after round: each worker waits
  * at the gate, and the main thread opens it once all of them are there. */
 typedef struct {

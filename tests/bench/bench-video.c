@@ -182,7 +182,8 @@ measure_cuda (gdouble seconds)
     bytes[2 * s] = LUMA_BYTES (sizes[s].width, sizes[s].height);
     bytes[2 * s + 1] = FRAME_BYTES (sizes[s].width, sizes[s].height);
   }
-  if (!measure_device_copy (bytes, G_N_ELEMENTS (bytes), copy, &error))
+  if (!measure_concurrent_copies (
+          COPY_DEVICE_TO_DEVICE, 1, bytes, G_N_ELEMENTS (bytes), copy, &error))
     fail ("device copy ceiling: %s", error->message);
   g_print ("\nFrames in GPU memory (NV12 from cudaupload), monoid=sum, "
            "median of %d runs:\n",

@@ -81,6 +81,27 @@ cr_test_cuda_memory_missing (void)
   return "cudareduce was built without GStreamer's CUDA library";
 }
 
+GObject *
+cr_test_cuda_context_of (GstElement *pipeline, const gchar *name)
+{
+  GstElement *e = gst_bin_get_by_name (GST_BIN (pipeline), name);
+  GstQuery *query = gst_query_new_context ("gst.cuda.context");
+  GstContext *context = NULL;
+  GObject *object = NULL;
+
+  fail_unless (gst_element_query (e, query), "%s has no CUDA context", name);
+  gst_query_parse_context (query, &context);
+  fail_unless (context != NULL);
+  const GstStructure *s = gst_context_get_structure (context);
+  const GValue *value = gst_structure_get_value (s, "gst.cuda.context");
+  fail_unless (
+      value && G_VALUE_HOLDS_OBJECT (value), "%s: %" GST_PTR_FORMAT, name, s);
+  object = g_value_dup_object (value);
+  gst_query_unref (query);
+  gst_object_unref (e);
+  return object;
+}
+
 GRand *
 cr_test_rand (void)
 {

@@ -23,6 +23,9 @@ void cr_test_require_nvrtc (void);
 /* NULL where cudareduce takes CUDA memory (memory:CUDAMemory caps) and
  * nvcodec's cudaupload exists; otherwise why not. */
 const gchar *cr_test_cuda_memory_missing (void);
+/* The GstCudaContext (a new reference) with which the element named @name
+ * in @pipeline answers a gst.cuda.context query; fails if none. */
+GObject *cr_test_cuda_context_of (GstElement *pipeline, const gchar *name);
 
 /* A generator seeded from the clock, or from CUDAREDUCE_TEST_SEED; the seed
  * is printed so a failure can be replayed. */

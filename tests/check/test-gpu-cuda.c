@@ -71,35 +71,14 @@ GST_START_TEST (test_cuda_upload_every_format)
 
 GST_END_TEST;
 
-static GObject *
-cuda_context_of (GstElement *pipeline, const gchar *name)
-{
-  GstElement *e = gst_bin_get_by_name (GST_BIN (pipeline), name);
-  GstQuery *query = gst_query_new_context ("gst.cuda.context");
-  GstContext *context = NULL;
-  GObject *object = NULL;
-
-  fail_unless (gst_element_query (e, query), "%s has no CUDA context", name);
-  gst_query_parse_context (query, &context);
-  fail_unless (context != NULL);
-  const GstStructure *s = gst_context_get_structure (context);
-  const GValue *value = gst_structure_get_value (s, "gst.cuda.context");
-  fail_unless (
-      value && G_VALUE_HOLDS_OBJECT (value), "%s: %" GST_PTR_FORMAT, name, s);
-  object = g_value_dup_object (value);
-  gst_query_unref (query);
-  gst_object_unref (e);
-  return object;
-}
-
 /* Both elements answer the context query with one and the same context:
  * cudareduce made it at start (it starts first, downstream) and
  * cudaupload took it, or the other way round. */
 static void
 assert_one_context (GstElement *pipeline)
 {
-  g_autoptr (GObject) ours = cuda_context_of (pipeline, "r");
-  g_autoptr (GObject) upstream = cuda_context_of (pipeline, "frames");
+  g_autoptr (GObject) ours = cr_test_cuda_context_of (pipeline, "r");
+  g_autoptr (GObject) upstream = cr_test_cuda_context_of (pipeline, "frames");
   fail_unless (ours == upstream,
       "cudareduce's CUDA context %p, cudaupload's %p", ours, upstream);
   assert_cuda_caps (pipeline);
@@ -121,7 +100,7 @@ static gpointer upstream_context;
 static void
 watch_upstream_context (GstElement *pipeline)
 {
-  g_autoptr (GObject) upstream = cuda_context_of (pipeline, "frames");
+  g_autoptr (GObject) upstream = cr_test_cuda_context_of (pipeline, "frames");
   upstream_context = upstream;
   g_object_add_weak_pointer (upstream, &upstream_context);
   assert_one_context (pipeline);

@@ -329,25 +329,6 @@ GST_END_TEST;
 
 #ifdef CR_HAVE_GST_CUDA
 
-static GObject *
-cuda_context_of (GstElement *pipeline, const gchar *name)
-{
-  GstElement *e = gst_bin_get_by_name (GST_BIN (pipeline), name);
-  GstQuery *query = gst_query_new_context ("gst.cuda.context");
-  GstContext *context = NULL;
-
-  fail_unless (gst_element_query (e, query), "%s has no CUDA context", name);
-  gst_query_parse_context (query, &context);
-  const GstStructure *s = gst_context_get_structure (context);
-  const GValue *value = gst_structure_get_value (s, "gst.cuda.context");
-  fail_unless (
-      value && G_VALUE_HOLDS_OBJECT (value), "%s: %" GST_PTR_FORMAT, name, s);
-  GObject *object = g_value_dup_object (value);
-  gst_query_unref (query);
-  gst_object_unref (e);
-  return object;
-}
-
 /* A new CUDA context on @gpu, as an application makes one. */
 static GstCudaContext *
 new_context (guint gpu)
@@ -367,8 +348,8 @@ static guint upload_gpu;
 static void
 assert_upstream_context (GstElement *pipeline)
 {
-  g_autoptr (GObject) ours = cuda_context_of (pipeline, "r0");
-  g_autoptr (GObject) upstream = cuda_context_of (pipeline, "up");
+  g_autoptr (GObject) ours = cr_test_cuda_context_of (pipeline, "r0");
+  g_autoptr (GObject) upstream = cr_test_cuda_context_of (pipeline, "up");
   guint gpu = G_MAXUINT;
   fail_unless (ours == upstream, "cudareduce's CUDA context %p, upstream's %p",
       ours, upstream);
