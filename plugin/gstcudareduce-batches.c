@@ -27,11 +27,13 @@ gst_cuda_reduce_batches_clear (GstCudaReduceBatches *b)
   g_mutex_clear (&b->launch_lock);
 }
 
-/* Hands @job, launched (or NULL: not), to the reductions of @pendings
- * waiting for it. Posts the error on failure. */
+/* Hands @job, launched (or NULL: not, for @launch_error, taken), to the
+ * reductions of @pendings waiting for it. Errors are posted by the caller,
+ * once no lock of the element's is held: a bus sync handler may stop the
+ * pipeline from the posting thread. */
 static gboolean
 hand_out_job (GstCudaReduceBatches *b, GPtrArray *pendings, CrJob *job,
-    const GError *error)
+    GError *launch_error, GError **error)
 {
   for (guint k = 0; k < pendings->len; k++) {
     GstCudaReducePending *p = g_ptr_array_index (pendings, k);
@@ -46,7 +48,7 @@ hand_out_job (GstCudaReduceBatches *b, GPtrArray *pendings, CrJob *job,
   }
   if (job == NULL) {
     gst_cuda_reduce_queue_fail (b->queue);
-    gst_cuda_reduce_post_error (b->element, error, NULL);
+    g_propagate_error (error, launch_error);
     return FALSE;
   }
   return TRUE;
@@ -54,11 +56,11 @@ hand_out_job (GstCudaReduceBatches *b, GPtrArray *pendings, CrJob *job,
 
 /* Seals the open batch, under lock, and launches it, which lets go of
  * lock during the launch when @unlock (the lock is not held on return
- * then). Posts the error on failure. */
+ * then). */
 static gboolean
-launch_full (GstCudaReduceBatches *b, gboolean unlock)
+launch_full (GstCudaReduceBatches *b, gboolean unlock, GError **error)
 {
-  g_autoptr (GError) error = NULL;
+  GError *launch_error = NULL;
   CrReducer *reducer = g_steal_pointer (&b->reducer);
 
   if (reducer == NULL) {
@@ -74,10 +76,10 @@ launch_full (GstCudaReduceBatches *b, gboolean unlock)
   g_mutex_lock (&b->launch_lock);
   if (unlock)
     g_mutex_unlock (&b->lock);
-  if (!cr_job_launch (job, &error))
+  if (!cr_job_launch (job, &launch_error))
     g_clear_pointer (&job, cr_job_unref);
   g_mutex_unlock (&b->launch_lock);
-  gboolean ok = hand_out_job (b, pendings, job, error);
+  gboolean ok = hand_out_job (b, pendings, job, launch_error, error);
   if (job)
     cr_job_unref (job);
   return ok;
@@ -122,38 +124,44 @@ part_options (const GstCudaReduceLayout *layout, guint k,
   return options;
 }
 
-/* Submits one reduction, or gathers it for a batch. Under lock. Posts the
- * error on failure. Sets *@launches when it started a launch (or a
- * batch). */
+/* Submits one reduction, or gathers it for a batch. Under lock. Sets
+ * *@launches when it started a launch (or a batch). */
 static gboolean
 submit_one (GstCudaReduceBatches *b, CrReducer *reducer,
     GstCudaReducePending *p, const CrHostRegion *region, const guint8 *ctx,
     const CrSubmitOptions *options, GstCudaReduceReduction *r,
-    gboolean *launches)
+    gboolean *launches, GError **error)
 {
   const gboolean gather = cr_reducer_can_gather (reducer, region);
-  g_autoptr (GError) error = NULL;
 
   /* One batch open at a time, launched before anything that cannot join
    * it, so that launches keep the order of the stream (the state an
    * interval carries passes through them in that order). */
   if (b->reducer && (!gather || b->reducer != reducer)
-      && !launch_full (b, FALSE))
+      && !launch_full (b, FALSE, error))
     return FALSE;
   if (!gather) {
     g_mutex_lock (&b->launch_lock);
-    r->job = cr_reducer_submit (reducer, region, ctx, options, &error);
+    r->job = cr_reducer_submit (reducer, region, ctx, options, error);
     g_mutex_unlock (&b->launch_lock);
+    if (r->job == NULL)
+      return FALSE;
     *launches = TRUE;
   } else {
-    gboolean gathered =
-        cr_reducer_gather (reducer, region, ctx, options, &r->result, &error);
+    GError *gather_error = NULL;
+    gboolean gathered = cr_reducer_gather (
+        reducer, region, ctx, options, &r->result, &gather_error);
     /* Full, or of another context: launch it and start the next. */
-    if (!gathered && error == NULL && launch_full (b, FALSE))
-      gathered =
-          cr_reducer_gather (reducer, region, ctx, options, &r->result, &error);
-    if (!gathered && error == NULL)
-      return FALSE; /* the launch posted its error */
+    if (!gathered && gather_error == NULL) {
+      if (!launch_full (b, FALSE, error))
+        return FALSE;
+      gathered = cr_reducer_gather (
+          reducer, region, ctx, options, &r->result, &gather_error);
+    }
+    if (gather_error) {
+      g_propagate_error (error, gather_error);
+      return FALSE;
+    }
     if (gathered) {
       if (b->reducer == NULL)
         *launches = TRUE;
@@ -163,10 +171,6 @@ submit_one (GstCudaReduceBatches *b, CrReducer *reducer,
         g_ptr_array_add (b->pendings, p);
       }
     }
-  }
-  if (error) {
-    gst_cuda_reduce_post_error (b->element, error, NULL);
-    return FALSE;
   }
   g_array_append_val (p->reductions, *r);
   return TRUE;
@@ -197,7 +201,7 @@ static gboolean
 submit_slice (GstCudaReduceBatches *b, CrReducer *const *reducers,
     GstCudaReducePending *p, const CrHostRegion *regions,
     const GstCudaReduceSlice *slice, const guint8 *ctx,
-    const GstSegment *segment, gboolean *launches)
+    const GstSegment *segment, gboolean *launches, GError **error)
 {
   const GstCudaReduceLayout *layout = p->layout;
   GstCudaReduceReduction r = {
@@ -243,7 +247,7 @@ submit_slice (GstCudaReduceBatches *b, CrReducer *const *reducers,
     r.job = NULL;
     r.result = 0;
     if (!submit_one (b, reducers[part->reducer], p, &region, ctx, &options, &r,
-            launches))
+            launches, error))
       return FALSE;
   }
   return TRUE;
@@ -256,16 +260,19 @@ gst_cuda_reduce_batches_submit (GstCudaReduceBatches *b,
     const GstSegment *segment, guint *cost)
 {
   gboolean ok = TRUE, launches = FALSE;
+  g_autoptr (GError) error = NULL;
 
   g_mutex_lock (&b->lock);
   for (guint k = 0; ok && k < slices->len; k++)
     ok = submit_slice (b, reducers, p, regions,
-        &g_array_index (slices, GstCudaReduceSlice, k), ctx, segment,
-        &launches);
+        &g_array_index (slices, GstCudaReduceSlice, k), ctx, segment, &launches,
+        &error);
   /* Its gathered reductions read its memory: never launch them. */
   if (!ok && p->gathered)
     drop_locked (b);
   g_mutex_unlock (&b->lock);
+  if (!ok)
+    gst_cuda_reduce_post_error (b->element, error, NULL);
   *cost = launches ? 1 : 0;
   return ok;
 }
@@ -285,22 +292,44 @@ gst_cuda_reduce_batches_would_join (
 gboolean
 gst_cuda_reduce_batches_launch (GstCudaReduceBatches *b)
 {
+  g_autoptr (GError) error = NULL;
+
   g_mutex_lock (&b->lock);
-  gboolean ok = launch_full (b, FALSE);
+  gboolean ok = launch_full (b, FALSE, &error);
   g_mutex_unlock (&b->lock);
+  if (!ok)
+    gst_cuda_reduce_post_error (b->element, error, NULL);
   return ok;
 }
 
-gboolean
-gst_cuda_reduce_batches_launch_for (
-    GstCudaReduceBatches *b, GstCudaReducePending *p)
+/* The results thread reaches a batch not launched yet only once everything
+ * before it has completed: the GPU is idle, and the batch holds what
+ * arrived meanwhile. Launching it any earlier would make small batches,
+ * and their launches cost the CPU more than the GPU saves. */
+GstFlowReturn
+gst_cuda_reduce_batches_complete (GstCudaReduceBatches *b,
+    GstCudaReducePending *p, gboolean may_wait,
+    const GstCudaReduceOutputs *outputs)
 {
-  /* Launched while the streaming thread gathers the next batch. */
-  g_mutex_lock (&b->lock);
-  if (p->gathered)
-    return launch_full (b, TRUE);
-  g_mutex_unlock (&b->lock);
-  return TRUE;
+  if (g_atomic_int_get (&p->gathered)) {
+    if (!may_wait)
+      return GST_CUDA_REDUCE_QUEUE_WOULD_WAIT;
+    /* Launched while the streaming thread gathers the next batch. */
+    g_autoptr (GError) error = NULL;
+    g_mutex_lock (&b->lock);
+    if (!p->gathered) {
+      g_mutex_unlock (&b->lock);
+    } else if (!launch_full (b, TRUE, &error)) {
+      gst_cuda_reduce_post_error (b->element, error, NULL);
+      return GST_FLOW_ERROR;
+    }
+  }
+  for (guint k = 0; !may_wait && k < p->reductions->len; k++) {
+    CrJob *job = g_array_index (p->reductions, GstCudaReduceReduction, k).job;
+    if (job && !cr_job_is_finished (job))
+      return GST_CUDA_REDUCE_QUEUE_WOULD_WAIT;
+  }
+  return gst_cuda_reduce_pending_complete (p, outputs);
 }
 
 void

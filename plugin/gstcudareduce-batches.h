@@ -58,10 +58,12 @@ gboolean gst_cuda_reduce_batches_would_join (
  * error on failure. */
 gboolean gst_cuda_reduce_batches_launch (GstCudaReduceBatches *batches);
 
-/* The results thread: launches the batch @p waits for, unless someone
- * has. Posts the error on failure. */
-gboolean gst_cuda_reduce_batches_launch_for (
-    GstCudaReduceBatches *batches, GstCudaReducePending *p);
+/* The results thread: @p's results (queue funcs.complete), launching
+ * the batch it waits for first, unless someone has, if @may_wait. Posts
+ * errors with no lock held. */
+GstFlowReturn gst_cuda_reduce_batches_complete (GstCudaReduceBatches *batches,
+    GstCudaReducePending *p, gboolean may_wait,
+    const GstCudaReduceOutputs *outputs);
 
 /* Forgets the open batch (a flush, stopping): its buffers are dropped
  * with the queue, or complete with an error. */

@@ -236,6 +236,8 @@ registration_free (gpointer data)
 {
   Registration *reg = data;
   if (reg->device) {
+    GST_DEBUG (
+        "unregistering %" G_GSIZE_FORMAT " bytes at %p", reg->size, reg->host);
     cr_device_host_unregister (reg->device, reg->host);
     cr_device_unref (reg->device);
   }
@@ -265,6 +267,10 @@ registered_address (GstMemory *mem, const guint8 *map_data, const guint8 *data,
     g_autoptr (GError) error = NULL;
     reg->host = (guint8 *)map_data - mem->offset;
     reg->size = mem->maxsize;
+    GST_DEBUG ("registering %" G_GSIZE_FORMAT " bytes at %p (memory %p, "
+               "offset %" G_GSIZE_FORMAT ", data %p, %" G_GSIZE_FORMAT
+               " bytes read)",
+        reg->size, reg->host, mem, mem->offset, data, size);
     if (cr_device_host_register (
             device, reg->host, reg->size, &reg->address, &error)) {
       reg->device = cr_device_ref (device);

@@ -11,7 +11,7 @@
 GstCudaReducePending *
 gst_cuda_reduce_pending_new (GstBuffer *buffer, const CrProgram *program,
     const GQuark *field_quarks, CrMonoid *monoid, GstCudaReduceLayout *layout,
-    gboolean spans_buffers)
+    gboolean spans_buffers, const GstCudaReduceDelivery *delivery)
 {
   GstCudaReducePending *p = g_new0 (GstCudaReducePending, 1);
   p->buffer = buffer;
@@ -21,6 +21,7 @@ gst_cuda_reduce_pending_new (GstBuffer *buffer, const CrProgram *program,
   p->monoid = cr_monoid_ref (monoid);
   p->layout = gst_cuda_reduce_layout_ref (layout);
   p->spans_buffers = spans_buffers;
+  p->delivery = *delivery;
   return p;
 }
 
@@ -346,21 +347,21 @@ gst_cuda_reduce_pending_complete (
       read_values (p, r, channels, &values);
     if (!r->emit)
       continue;
-    const gboolean meta = outputs->attach_meta && !outputs->tensors;
-    if (outputs->post_messages || meta) {
+    const gboolean meta = p->delivery.attach_meta && !p->delivery.tensors;
+    if (p->delivery.post_messages || meta) {
       GstStructure *s = result_structure (p, r, &values);
       if (meta) {
         if (p->metas == NULL)
           p->metas = g_ptr_array_new_with_free_func (
               (GDestroyNotify)gst_structure_free);
         g_ptr_array_add (
-            p->metas, outputs->post_messages ? gst_structure_copy (s) : s);
+            p->metas, p->delivery.post_messages ? gst_structure_copy (s) : s);
       }
-      if (outputs->post_messages)
+      if (p->delivery.post_messages)
         gst_element_post_message (outputs->element,
             gst_message_new_element (GST_OBJECT (outputs->element), s));
     }
-    if (outputs->tensors) {
+    if (p->delivery.tensors) {
       if (p->tensors == NULL)
         p->tensors =
             g_ptr_array_new_with_free_func ((GDestroyNotify)gst_buffer_unref);
@@ -376,7 +377,7 @@ gst_cuda_reduce_pending_push (GstCudaReducePending *p, GstFlowReturn completed,
 {
   GstFlowReturn ret = completed;
 
-  if (outputs->tensors) {
+  if (p->delivery.tensors) {
     while (p->tensors && p->tensors->len > 0 && ret == GST_FLOW_OK)
       ret = gst_pad_push (
           outputs->srcpad, g_ptr_array_steal_index (p->tensors, 0));

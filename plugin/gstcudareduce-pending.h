@@ -6,6 +6,7 @@
 #include "cr-reducer.h"
 #include "gstcudareduce-caps.h"
 #include "gstcudareduce-layout.h"
+#include "gstcudareduce-props.h"
 #include "gstcudareduce-queue.h"
 
 #include <gst/gst.h>
@@ -36,6 +37,7 @@ typedef struct {
   CrMonoid *monoid;
   GstCudaReduceLayout *layout; /* its parts, and the values reported */
   gboolean spans_buffers; /* results of an interval */
+  GstCudaReduceDelivery delivery; /* as the properties were at submission */
   /* Some reductions wait for a batch's launch. Set under the element's
    * gather lock, read without it (atomically) by the results thread:
    * cleared only after every job is set. */
@@ -47,7 +49,8 @@ typedef struct {
 /* Takes @buffer (may be NULL). */
 GstCudaReducePending *gst_cuda_reduce_pending_new (GstBuffer *buffer,
     const CrProgram *program, const GQuark *field_quarks, CrMonoid *monoid,
-    GstCudaReduceLayout *layout, gboolean spans_buffers);
+    GstCudaReduceLayout *layout, gboolean spans_buffers,
+    const GstCudaReduceDelivery *delivery);
 /* Waits for the GPU (a job's memory may still be read) and releases
  * everything. */
 void gst_cuda_reduce_pending_free (GstCudaReducePending *pending);
@@ -66,14 +69,9 @@ typedef struct {
   GstElement *element; /* posts messages and errors */
   GstPad *srcpad;
   GstCudaReduceQueue *queue; /* refuses buffers after a GPU error */
-  gboolean tensors; /* push tensors rather than the input buffer */
-  gboolean post_messages;
-  gboolean attach_meta; /* results on the buffers, in message mode */
 } GstCudaReduceOutputs;
 
-/* The name of the GstCustomMeta that attach-meta puts on buffers (each
- * result's fields, as in its message); registered once, before use. */
-#define GST_CUDA_REDUCE_META_NAME "GstCudaReduceResultMeta"
+/* Registers GST_CUDA_REDUCE_META_NAME's meta, once, before use. */
 void gst_cuda_reduce_meta_register (void);
 
 /* Waits for @pending's reductions (every one launched by now) and posts

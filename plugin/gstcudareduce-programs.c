@@ -9,13 +9,13 @@ GST_DEBUG_CATEGORY_EXTERN (gst_cuda_reduce_debug);
 #define GST_CAT_DEFAULT gst_cuda_reduce_debug
 
 static void
-loaded_free (gpointer data)
+program_free (gpointer data)
 {
-  GstCudaReduceLoaded *loaded = data;
-  g_ptr_array_unref (loaded->reducers);
-  cr_program_free (loaded->program);
-  g_free (loaded->field_quarks);
-  g_free (loaded);
+  GstCudaReduceProgram *entry = data;
+  g_ptr_array_unref (entry->reducers);
+  cr_program_free (entry->program);
+  g_free (entry->field_quarks);
+  g_free (entry);
 }
 
 void
@@ -24,15 +24,15 @@ gst_cuda_reduce_programs_init (
 {
   memset (programs, 0, sizeof *programs);
   programs->device = cr_device_ref (device);
-  programs->loaded =
-      g_hash_table_new_full (g_str_hash, g_str_equal, NULL, loaded_free);
+  programs->by_source =
+      g_hash_table_new_full (g_str_hash, g_str_equal, NULL, program_free);
 }
 
 void
 gst_cuda_reduce_programs_clear (GstCudaReducePrograms *programs)
 {
   g_clear_pointer (&programs->active_monoid, cr_monoid_unref);
-  g_clear_pointer (&programs->loaded, g_hash_table_unref);
+  g_clear_pointer (&programs->by_source, g_hash_table_unref);
   g_clear_pointer (&programs->device, cr_device_unref);
   g_clear_pointer (&programs->context.bytes, g_free);
   memset (programs, 0, sizeof *programs);
@@ -48,7 +48,7 @@ log_source (GstElement *element, const CrProgram *program)
       program->monoid->name, cr_type_name (program->in), numbered);
 }
 
-static GstCudaReduceLoaded *
+static GstCudaReduceProgram *
 load (GstCudaReducePrograms *programs, GstElement *element, CrProgram *program)
 {
   g_autoptr (GError) error = NULL;
@@ -76,17 +76,17 @@ load (GstCudaReducePrograms *programs, GstElement *element, CrProgram *program)
       compiled->seconds * 1e3, shape);
   if (compiled->log)
     GST_DEBUG_OBJECT (element, "NVRTC log:\n%s", compiled->log);
-  GstCudaReduceLoaded *loaded = g_new0 (GstCudaReduceLoaded, 1);
-  loaded->program = program;
-  loaded->reducers =
+  GstCudaReduceProgram *entry = g_new0 (GstCudaReduceProgram, 1);
+  entry->program = program;
+  entry->reducers =
       g_ptr_array_new_with_free_func ((GDestroyNotify)cr_reducer_free);
-  g_ptr_array_add (loaded->reducers, reducer);
+  g_ptr_array_add (entry->reducers, reducer);
   /* Quarks once, not a global lock per field of every message. */
-  loaded->field_quarks = g_new (GQuark, MAX (program->out.n_fields, 1));
+  entry->field_quarks = g_new (GQuark, MAX (program->out.n_fields, 1));
   for (guint f = 0; f < program->out.n_fields; f++)
-    loaded->field_quarks[f] = g_quark_from_string (program->out.names[f]);
-  g_hash_table_insert (programs->loaded, program->source, loaded);
-  return loaded;
+    entry->field_quarks[f] = g_quark_from_string (program->out.names[f]);
+  g_hash_table_insert (programs->by_source, program->source, entry);
+  return entry;
 }
 
 gboolean
@@ -96,31 +96,30 @@ gst_cuda_reduce_programs_use (GstCudaReducePrograms *programs,
 {
   g_autoptr (CrProgram) program =
       cr_program_new_with (monoid, type, layout->kernels);
-  GstCudaReduceLoaded *loaded =
-      g_hash_table_lookup (programs->loaded, program->source);
+  GstCudaReduceProgram *entry =
+      g_hash_table_lookup (programs->by_source, program->source);
   g_autoptr (GError) error = NULL;
 
-  if (loaded == NULL
-      && (loaded = load (programs, element, g_steal_pointer (&program)))
-          == NULL)
+  if (entry == NULL
+      && (entry = load (programs, element, g_steal_pointer (&program))) == NULL)
     return FALSE;
   /* More states: the same program loaded again (from the cache). */
-  while (loaded->reducers->len < layout->n_reducers) {
+  while (entry->reducers->len < layout->n_reducers) {
     CrReducer *reducer =
-        cr_reducer_new (programs->device, loaded->program, NULL, &error);
+        cr_reducer_new (programs->device, entry->program, NULL, &error);
     if (reducer == NULL) {
       gst_cuda_reduce_post_error (element, error, NULL);
       return FALSE;
     }
-    g_ptr_array_add (loaded->reducers, reducer);
+    g_ptr_array_add (entry->reducers, reducer);
   }
   for (guint k = 0; k < layout->n_reducers; k++)
-    if (!cr_reducer_set_channels (g_ptr_array_index (loaded->reducers, k),
+    if (!cr_reducer_set_channels (g_ptr_array_index (entry->reducers, k),
             layout->reducer_channels[k], &error)) {
       gst_cuda_reduce_post_error (element, error, NULL);
       return FALSE;
     }
-  programs->active = loaded;
+  programs->active = entry;
   g_clear_pointer (&programs->active_monoid, cr_monoid_unref);
   programs->active_monoid = cr_monoid_ref (monoid);
   return TRUE;
@@ -155,4 +154,10 @@ gst_cuda_reduce_programs_context (GstCudaReducePrograms *programs, guint serial,
     return NULL;
   programs->context.program = program;
   return programs->context.bytes;
+}
+
+CrReducer *const *
+gst_cuda_reduce_programs_reducers (const GstCudaReducePrograms *programs)
+{
+  return (CrReducer *const *)programs->active->reducers->pdata;
 }

@@ -19,12 +19,12 @@ typedef struct {
   CrProgram *program;
   GPtrArray *reducers; /* CrReducer, at least one */
   GQuark *field_quarks; /* of the result fields, for messages */
-} GstCudaReduceLoaded;
+} GstCudaReduceProgram;
 
 typedef struct {
   CrDevice *device;
-  GHashTable *loaded; /* source -> GstCudaReduceLoaded */
-  GstCudaReduceLoaded *active;
+  GHashTable *by_source; /* source -> GstCudaReduceProgram */
+  GstCudaReduceProgram *active;
   CrMonoid *active_monoid;
   /* The context of the active program, as its kernels read it. */
   struct {
@@ -45,6 +45,10 @@ void gst_cuda_reduce_programs_clear (GstCudaReducePrograms *programs);
 gboolean gst_cuda_reduce_programs_use (GstCudaReducePrograms *programs,
     GstElement *element, CrMonoid *monoid, CrType type,
     const GstCudaReduceLayout *layout);
+
+/* The active program's reducers, one per state the layout keeps. */
+CrReducer *const *gst_cuda_reduce_programs_reducers (
+    const GstCudaReducePrograms *programs);
 
 /* Reducer @k of the active program. */
 #define gst_cuda_reduce_programs_reducer(programs, k) \

@@ -1,7 +1,7 @@
 /* gstcudareduce-props.c: the element's properties. */
 #include "gstcudareduce-props.h"
 
-#include "gstcudareduce-pending.h"
+#include "cr-error.h"
 
 #define DEFAULT_MONOID "sum"
 #define DEFAULT_THRESHOLD 0.0
@@ -20,6 +20,23 @@
   (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING)
 #define SETUP_FLAGS \
   (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY)
+
+GType
+gst_cuda_reduce_output_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    { GST_CUDA_REDUCE_OUTPUT_MESSAGE,
+        "Pass buffers through, post results as bus messages", "message" },
+    { GST_CUDA_REDUCE_OUTPUT_TENSOR,
+        "Push results downstream as other/tensors buffers", "tensor" },
+    { 0, NULL, NULL },
+  };
+  if (g_once_init_enter (&type))
+    g_once_init_leave (
+        &type, g_enum_register_static ("GstCudaReduceOutput", values));
+  return type;
+}
 
 static void
 install_inline_property (
@@ -362,4 +379,58 @@ gst_cuda_reduce_props_monoid_name (const GstCudaReduceProps *props)
   gboolean is_inline = props->inline_text[PROP_LOAD - PROP_ACCUMULATOR] != NULL;
   return g_strdup (is_inline && !props->monoid_name_set ? CR_MONOID_INLINE_NAME
                                                         : props->monoid_name);
+}
+
+gboolean
+gst_cuda_reduce_props_output_fits (
+    gboolean tensors, const CrMonoid *m, GError **error)
+{
+  guint n = cr_monoid_result_fields (m)->len;
+  if (!tensors || n <= GST_CUDA_REDUCE_MAX_TENSORS)
+    return TRUE;
+  g_set_error (error, CR_ERROR, CR_ERROR_FIELDS,
+      "output=tensor carries at most %d tensors, one per result field, "
+      "and monoid %s has %u result fields; fuse fewer members, or use "
+      "output=message",
+      GST_CUDA_REDUCE_MAX_TENSORS, m->name, n);
+  return FALSE;
+}
+
+gboolean
+gst_cuda_reduce_props_read (GstObject *owner, GstCudaReduceProps *props,
+    GstCudaReduceSettings *settings, GError **error)
+{
+  GST_OBJECT_LOCK (owner);
+  CrMonoid *monoid = NULL;
+  if (props->parsed.monoid && props->parsed.serial == props->monoid_serial)
+    monoid = cr_monoid_ref (props->parsed.monoid);
+  settings->threshold = props->threshold;
+  if (!settings->context_read
+      || settings->context_serial != props->context_serial) {
+    g_clear_pointer (&settings->context, gst_structure_free);
+    if (props->context)
+      settings->context = gst_structure_copy (props->context);
+    settings->context_serial = props->context_serial;
+    settings->context_read = TRUE;
+  }
+  settings->delivery.tensors = props->output == GST_CUDA_REDUCE_OUTPUT_TENSOR;
+  settings->delivery.post_messages = props->post_messages;
+  settings->delivery.attach_meta = props->attach_meta;
+  GST_OBJECT_UNLOCK (owner);
+
+  /* After a change of the monoid's properties only: parsed unlocked. */
+  if (monoid == NULL
+      && (monoid = gst_cuda_reduce_props_monoid (owner, props, error)) == NULL)
+    return FALSE;
+  g_clear_pointer (&settings->monoid, cr_monoid_unref);
+  settings->monoid = monoid;
+  return TRUE;
+}
+
+void
+gst_cuda_reduce_settings_clear (GstCudaReduceSettings *settings)
+{
+  g_clear_pointer (&settings->monoid, cr_monoid_unref);
+  g_clear_pointer (&settings->context, gst_structure_free);
+  settings->context_read = FALSE;
 }

@@ -7,7 +7,6 @@
 #pragma once
 
 #include "cr-monoid.h"
-#include "gstcudareduce.h"
 
 #include <gst/gst.h>
 
@@ -35,6 +34,15 @@ enum {
   PROP_INTERVAL,
   PROP_GPU_TIMEOUT,
 };
+
+/* What the source pad carries (the output property). */
+typedef enum {
+  GST_CUDA_REDUCE_OUTPUT_MESSAGE,
+  GST_CUDA_REDUCE_OUTPUT_TENSOR,
+} GstCudaReduceOutput;
+
+#define GST_TYPE_CUDA_REDUCE_OUTPUT (gst_cuda_reduce_output_get_type ())
+GType gst_cuda_reduce_output_get_type (void);
 
 /* The inline monoid's texts, indexed by PROP_ACCUMULATOR... PROP_FINALIZE. */
 #define GST_CUDA_REDUCE_N_INLINE (PROP_FINALIZE - PROP_ACCUMULATOR + 1)
@@ -94,6 +102,47 @@ gboolean gst_cuda_reduce_props_get (
  * @owner's object lock, which guards @props; not held while parsing. */
 CrMonoid *gst_cuda_reduce_props_monoid (
     GstObject *owner, GstCudaReduceProps *props, GError **error);
+
+/* At most this many tensors in an output buffer: a GstBuffer holds 16
+ * memories (it merges more into one), and NNStreamer's static tensors are
+ * as many. */
+#define GST_CUDA_REDUCE_MAX_TENSORS 16
+
+/* Whether output=tensor (@tensors) can carry @m's results: checked where a
+ * monoid starts to be used, not for every buffer. */
+gboolean gst_cuda_reduce_props_output_fits (
+    gboolean tensors, const CrMonoid *m, GError **error);
+
+/* The name of the GstCustomMeta that attach-meta puts on buffers: each
+ * result's fields, as in its message. */
+#define GST_CUDA_REDUCE_META_NAME "GstCudaReduceResultMeta"
+
+/* How results leave: fixed from READY, so read once per buffer and carried
+ * with it to the results thread, which then reads no property. */
+typedef struct {
+  gboolean tensors; /* push tensors rather than the input buffer */
+  gboolean post_messages;
+  gboolean attach_meta; /* results on the buffers, in message mode */
+} GstCudaReduceDelivery;
+
+/* What one buffer is reduced with, read under one lock per buffer. The
+ * reader keeps it from one buffer to the next: the context values are
+ * copied only when they change. */
+typedef struct {
+  CrMonoid *monoid;
+  gdouble threshold;
+  GstStructure *context; /* the context property, or NULL */
+  guint context_serial;
+  gboolean context_read; /* context and context_serial are set */
+  GstCudaReduceDelivery delivery;
+} GstCudaReduceSettings;
+
+/* Updates @settings from @props, under @owner's object lock (released
+ * while a changed monoid is parsed); FALSE with @error for a monoid that
+ * does not parse. */
+gboolean gst_cuda_reduce_props_read (GstObject *owner,
+    GstCudaReduceProps *props, GstCudaReduceSettings *settings, GError **error);
+void gst_cuda_reduce_settings_clear (GstCudaReduceSettings *settings);
 
 /* The monoid's name as results and errors give it: the monoid property, or
  * CR_MONOID_INLINE_NAME for an inline monoid it does not name. Under the object lock. */

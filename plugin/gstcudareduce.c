@@ -67,16 +67,10 @@
 #include "gstcudareduce.h"
 
 #include "cr-error.h"
-#include "gstcudareduce-batches.h"
 #include "gstcudareduce-caps.h"
-#include "gstcudareduce-cuda.h"
 #include "gstcudareduce-error.h"
 #include "gstcudareduce-memory.h"
-#include "gstcudareduce-programs.h"
-#include "gstcudareduce-props.h"
-#include "gstcudareduce-pending.h"
-#include "gstcudareduce-queue.h"
-#include "gstcudareduce-window.h"
+#include "gstcudareduce-stream.h"
 
 #include <gst/audio/audio.h>
 #include <gst/video/video.h>
@@ -89,30 +83,14 @@ struct _GstCudaReduce {
 
   /* Properties, under the object lock. */
   GstCudaReduceProps props;
-  GstClockTime running_gpu_timeout; /* gpu-timeout since start */
 
   /* The pipeline's CUDA context: found or made when caps bring frames in
    * CUDA memory, replaced by set_context, as GStreamer's CUDA elements keep
    * theirs. */
   GstCudaReduceCuda cuda;
 
-  /* While running: touched only by the streaming thread (and start and
-   * stop). per_channel and the window's length are the properties' values
-   * at start. */
-  CrDevice *device;
-  GstAllocator *allocator; /* pinned memory proposed upstream */
-  GstCudaReducePrograms programs;
-  gboolean running_per_channel;
-  gint running_component;
-  gint running_device_id;
-  struct {
-    CrInputFormat format;
-    GstCudaReduceLayout *layout; /* of format, per channel and component */
-    gboolean known;
-    guint tensors; /* output tensors negotiated */
-  } caps;
-  GstCudaReduceWindow window;
-  GArray *slices; /* GstCudaReduceSlice, reused for each buffer */
+  /* While running: the streaming thread's (gstcudareduce-stream.c). */
+  GstCudaReduceStream stream;
 
   /* Submissions, and small buffers gathered for the next batch. */
   GstCudaReduceBatches batches;
@@ -140,23 +118,6 @@ static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE (
 static GstStaticPadTemplate src_template =
     GST_STATIC_PAD_TEMPLATE ("src", GST_PAD_SRC, GST_PAD_ALWAYS,
         GST_STATIC_CAPS (CR_SINK_CAPS "; " CR_TENSOR_OUTPUT_CAPS));
-
-GType
-gst_cuda_reduce_output_get_type (void)
-{
-  static GType type = 0;
-  static const GEnumValue values[] = {
-    { GST_CUDA_REDUCE_OUTPUT_MESSAGE,
-        "Pass buffers through, post results as bus messages", "message" },
-    { GST_CUDA_REDUCE_OUTPUT_TENSOR,
-        "Push results downstream as other/tensors buffers", "tensor" },
-    { 0, NULL, NULL },
-  };
-  if (g_once_init_enter (&type))
-    g_once_init_leave (
-        &type, g_enum_register_static ("GstCudaReduceOutput", values));
-  return type;
-}
 
 /* Properties: stored by gstcudareduce-props.c, followed here. */
 
@@ -204,67 +165,13 @@ current_monoid (GstCudaReduce *self, GError **error)
   return gst_cuda_reduce_props_monoid (GST_OBJECT (self), &self->props, error);
 }
 
-/* At most this many tensors in an output buffer: a GstBuffer holds 16
- * memories (it merges more into one), and NNStreamer's static tensors are
- * as many. */
-#define MAX_TENSORS 16
-
-/* Whether the output mode can carry @m's results: checked where a monoid
- * starts to be used, not for every buffer (output is fixed from READY). */
 static gboolean
-output_fits (GstCudaReduce *self, const CrMonoid *m, GError **error)
+tensor_output (GstCudaReduce *self)
 {
   GST_OBJECT_LOCK (self);
   gboolean tensor = self->props.output == GST_CUDA_REDUCE_OUTPUT_TENSOR;
   GST_OBJECT_UNLOCK (self);
-  guint n = cr_monoid_result_fields (m)->len;
-  if (!tensor || n <= MAX_TENSORS)
-    return TRUE;
-  g_set_error (error, CR_ERROR, CR_ERROR_FIELDS,
-      "output=tensor carries at most %d tensors, one per result field, "
-      "and monoid %s has %u result fields; fuse fewer members, or use "
-      "output=message",
-      MAX_TENSORS, m->name, n);
-  return FALSE;
-}
-
-/* Before each buffer: follow a change of the monoid's properties. */
-static gboolean
-follow_monoid (GstCudaReduce *self)
-{
-  g_autoptr (GError) error = NULL;
-  g_autoptr (CrMonoid) monoid = current_monoid (self, &error);
-
-  if (monoid == NULL) {
-    gst_cuda_reduce_post_error (self, error, NULL);
-    return FALSE;
-  }
-  if (monoid == self->programs.active_monoid)
-    return TRUE;
-  if (!output_fits (self, monoid, &error)) {
-    gst_cuda_reduce_post_error (self, error, NULL);
-    return FALSE;
-  }
-  if (!gst_cuda_reduce_batches_launch (&self->batches))
-    return FALSE;
-  return gst_cuda_reduce_programs_use (&self->programs, GST_ELEMENT (self),
-      monoid, self->caps.format.type, self->caps.layout);
-}
-
-/* The context for the next launch, from the properties. */
-static const guint8 *
-current_context (GstCudaReduce *self)
-{
-  g_autoptr (GError) error = NULL;
-
-  GST_OBJECT_LOCK (self);
-  const guint8 *bytes = gst_cuda_reduce_programs_context (&self->programs,
-      self->props.context_serial, self->props.threshold, self->props.context,
-      &error);
-  GST_OBJECT_UNLOCK (self);
-  if (bytes == NULL)
-    gst_cuda_reduce_post_error (self, error, NULL);
-  return bytes;
+  return tensor;
 }
 
 /* Life cycle */
@@ -278,7 +185,9 @@ gst_cuda_reduce_start (GstBaseTransform *trans)
 
   /* A bad monoid is reported before anything touches the GPU: it is the
    * more useful message on a machine that has neither. */
-  if (monoid == NULL || !output_fits (self, monoid, &error)) {
+  if (monoid == NULL
+      || !gst_cuda_reduce_props_output_fits (
+          tensor_output (self), monoid, &error)) {
     gst_cuda_reduce_post_error (self, error, NULL);
     return FALSE;
   }
@@ -290,29 +199,18 @@ gst_cuda_reduce_start (GstBaseTransform *trans)
     return FALSE;
   }
   GST_OBJECT_LOCK (self);
-  gint device_id = self->props.device_id;
+  GstCudaReduceSetup setup = {
+    .device_id = self->props.device_id,
+    .per_channel = self->props.per_channel,
+    .component = self->props.component,
+    .interval = self->props.interval,
+    .gpu_timeout = self->props.gpu_timeout,
+  };
   guint depth = self->props.async_depth;
-  GstClockTime timeout = self->props.gpu_timeout;
-  self->running_per_channel = self->props.per_channel;
-  self->running_component = self->props.component;
-  gst_cuda_reduce_window_init (&self->window, self->props.interval);
   GST_OBJECT_UNLOCK (self);
-  /* A context of our own; frames in CUDA memory move the element to the
-   * pipeline's when their caps come (use_pipeline_context). */
-  self->running_device_id = device_id;
-  self->device = cr_device_open (device_id, &error);
-  if (self->device == NULL) {
-    gst_cuda_reduce_post_error (self, error, NULL);
+  if (!gst_cuda_reduce_stream_start (&self->stream, &setup))
     return FALSE;
-  }
-  self->running_gpu_timeout = timeout;
-  cr_device_set_wait_timeout (self->device, GST_TIME_AS_USECONDS (timeout));
-  GST_INFO_OBJECT (self, "using GPU %d: %s (sm_%d)",
-      cr_device_ordinal (self->device), cr_device_name (self->device),
-      cr_device_arch (self->device));
-  gst_cuda_reduce_programs_init (&self->programs, self->device);
-  self->allocator = gst_cuda_reduce_host_allocator_new (self->device);
-  gst_cuda_reduce_queue_start (&self->queue, depth, timeout);
+  gst_cuda_reduce_queue_start (&self->queue, depth, setup.gpu_timeout);
   return TRUE;
 }
 
@@ -326,35 +224,12 @@ gst_cuda_reduce_stop (GstBaseTransform *trans)
     gst_cuda_reduce_batches_drop (&self->batches);
   /* Waits for the results thread, or for the watchdog to give up on it. */
   gst_cuda_reduce_queue_stop (&self->queue);
-  if (gst_cuda_reduce_queue_abandoned (&self->queue)) {
-    /* Freeing anything of the context waits for the GPU, which may never
-     * be done: the context, its memory and the buffers in flight are left
-     * as they are, for the process's exit to end. */
-    self->caps.known = FALSE;
-    return TRUE;
-  }
-  gst_cuda_reduce_window_reset (&self->window);
-  self->caps.known = FALSE;
-  g_clear_pointer (&self->caps.layout, gst_cuda_reduce_layout_unref);
-  gst_cuda_reduce_programs_clear (&self->programs);
-  g_clear_pointer (&self->device, cr_device_unref);
-  gst_cuda_reduce_cuda_close (&self->cuda);
-  /* Memory upstream still holds keeps the allocator, and so the context,
-   * alive. */
-  gst_clear_object (&self->allocator);
+  gst_cuda_reduce_stream_stop (
+      &self->stream, gst_cuda_reduce_queue_abandoned (&self->queue));
   return TRUE;
 }
 
 /* Caps */
-
-static gboolean
-tensor_output (GstCudaReduce *self)
-{
-  GST_OBJECT_LOCK (self);
-  gboolean tensor = self->props.output == GST_CUDA_REDUCE_OUTPUT_TENSOR;
-  GST_OBJECT_UNLOCK (self);
-  return tensor;
-}
 
 static GstCaps *
 gst_cuda_reduce_transform_caps (GstBaseTransform *trans,
@@ -376,7 +251,7 @@ gst_cuda_reduce_transform_caps (GstBaseTransform *trans,
     gint component = self->props.component;
     GST_OBJECT_UNLOCK (self);
     result = gst_caps_new_empty ();
-    if (monoid && !output_fits (self, monoid, &error))
+    if (monoid && !gst_cuda_reduce_props_output_fits (TRUE, monoid, &error))
       g_clear_pointer (&monoid, cr_monoid_unref);
     if (monoid == NULL)
       GST_WARNING_OBJECT (self, "no tensor caps: %s", error->message);
@@ -396,239 +271,21 @@ gst_cuda_reduce_transform_caps (GstBaseTransform *trans,
   return result;
 }
 
-/* Moves the element to the CUDA context @shared (a CUcontext) that
- * @owner (a GstCudaContext, taken) keeps: what runs on the old device
- * finishes there first, and the programs load again (from the cache) when
- * the next buffer follows the monoid. */
-static gboolean
-move_to_context (GstCudaReduce *self, gpointer shared, GstObject *owner)
-{
-  g_autoptr (GError) error = NULL;
-
-  if (shared == cr_device_context (self->device)) {
-    gst_object_unref (owner);
-    return TRUE;
-  }
-  CrDevice *device = cr_device_open_shared (
-      shared, gst_object_unref, gst_object_ref (owner), &error);
-  if (device == NULL) {
-    gst_object_unref (owner);
-    gst_cuda_reduce_post_error (self, error, NULL);
-    return FALSE;
-  }
-  gst_cuda_reduce_batches_launch (&self->batches);
-  gst_cuda_reduce_queue_drain (&self->queue);
-  if (gst_cuda_reduce_queue_abandoned (&self->queue)) {
-    /* The old context's GPU work never finished (the error is posted):
-     * freeing what it holds would wait for it. */
-    cr_device_unref (device);
-    return FALSE;
-  }
-  gst_cuda_reduce_window_reset (&self->window);
-  gst_cuda_reduce_programs_clear (&self->programs);
-  cr_device_unref (self->device);
-  self->device = device;
-  cr_device_set_wait_timeout (
-      self->device, GST_TIME_AS_USECONDS (self->running_gpu_timeout));
-  gst_cuda_reduce_programs_init (&self->programs, self->device);
-  gst_object_replace (&self->cuda.context, owner);
-  gst_object_unref (owner);
-  GST_INFO_OBJECT (self, "now in CUDA context %" GST_PTR_FORMAT " on GPU %d",
-      self->cuda.context, cr_device_ordinal (self->device));
-  if (self->running_device_id >= 0
-      && self->running_device_id != cr_device_ordinal (self->device))
-    GST_WARNING_OBJECT (self,
-        "cuda-device-id=%d, but the frames are on GPU %d: reducing there",
-        self->running_device_id, cr_device_ordinal (self->device));
-  return TRUE;
-}
-
-/* Frames in CUDA memory can be read only in the context that holds them:
- * the one the pipeline shares, which upstream made or took by the time
- * its caps reach us. The element moves there from its own. */
-static gboolean
-use_pipeline_context (GstCudaReduce *self)
-{
-  gpointer shared = gst_cuda_reduce_cuda_open (
-      &self->cuda, GST_ELEMENT (self), self->running_device_id);
-
-  if (shared == NULL) {
-    GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND,
-        ("No CUDA context for frames in CUDA memory"),
-        ("GStreamer's CUDA library found none and could make none"));
-    return FALSE;
-  }
-  return move_to_context (self, shared, gst_object_ref (self->cuda.context));
-}
-
-/* And where a frame's memory is in another context all the same (an
- * upstream element that made its own), the element follows the frames. */
-static gboolean
-follow_frames_context (GstCudaReduce *self, GstBuffer *buf)
-{
-  GstObject *owner = NULL;
-  gpointer shared = gst_cuda_reduce_cuda_memory_context (buf, &owner);
-
-  /* Not CUDA memory: mapping it says so. */
-  if (shared == NULL)
-    return TRUE;
-  return move_to_context (self, shared, owner);
-}
-
 static gboolean
 gst_cuda_reduce_set_caps (
     GstBaseTransform *trans, GstCaps *incaps, GstCaps *outcaps)
 {
   GstCudaReduce *self = GST_CUDA_REDUCE (trans);
-  g_autoptr (GError) error = NULL;
 
-  if (!cr_input_format_from_caps (incaps, &self->caps.format)) {
-    GST_ERROR_OBJECT (self, "cannot reduce %" GST_PTR_FORMAT, incaps);
-    return FALSE;
-  }
-  if (self->caps.format.cuda_memory && !use_pipeline_context (self)) {
-    self->caps.known = FALSE;
-    return FALSE;
-  }
-  self->caps.known = TRUE;
-  /* An interval does not span a change of format. */
-  gst_cuda_reduce_window_reset (&self->window);
-  g_autoptr (CrMonoid) monoid = current_monoid (self, &error);
-  if (monoid == NULL) {
-    gst_cuda_reduce_post_error (self, error, NULL);
-    return FALSE;
-  }
-  /* Compile now, never per buffer. */
-  g_clear_pointer (&self->caps.layout, gst_cuda_reduce_layout_unref);
-  self->caps.layout = gst_cuda_reduce_layout_new (&self->caps.format,
-      self->running_per_channel, self->running_component, &error);
-  if (self->caps.layout == NULL) {
-    self->caps.known = FALSE;
-    gst_cuda_reduce_post_error (self, error, NULL);
-    return FALSE;
-  }
-  if (!gst_cuda_reduce_programs_use (&self->programs, GST_ELEMENT (self),
-          monoid, self->caps.format.type, self->caps.layout))
-    return FALSE;
-  self->caps.tensors = self->programs.active->program->out.n_fields;
-  return TRUE;
+  return gst_cuda_reduce_stream_set_caps (&self->stream, incaps);
 }
 
 /* Buffers
  *
- * The streaming thread maps each buffer, cuts it into slices (one, or
- * where intervals end), submits or gathers a reduction per slice
- * (gstcudareduce-batches.c) and queues the buffer; the results thread
- * completes them in order and the source pad's task pushes them
- * (gstcudareduce-queue.c). */
-
-static GstClockTime
-buffer_duration (GstCudaReduce *self, GstBuffer *buf, gsize bytes)
-{
-  const CrInputFormat *f = &self->caps.format;
-  if (GST_BUFFER_DURATION_IS_VALID (buf))
-    return GST_BUFFER_DURATION (buf);
-  if (f->family == CR_INPUT_AUDIO && f->rate > 0)
-    return gst_util_uint64_scale_int (
-        bytes / cr_type_size (f->type) / f->channels, GST_SECOND, f->rate);
-  if (f->family == CR_INPUT_VIDEO && GST_VIDEO_INFO_FPS_N (&f->video) > 0)
-    return gst_util_uint64_scale_int (GST_SECOND,
-        GST_VIDEO_INFO_FPS_D (&f->video), GST_VIDEO_INFO_FPS_N (&f->video));
-  return GST_CLOCK_TIME_NONE;
-}
-
-/* A pending buffer for the active program. Takes @buf (may be NULL). */
-static GstCudaReducePending *
-pending_new (GstCudaReduce *self, GstBuffer *buf)
-{
-  const GstCudaReduceLoaded *active = self->programs.active;
-  return gst_cuda_reduce_pending_new (buf, active->program,
-      active->field_quarks, self->programs.active_monoid, self->caps.layout,
-      self->window.length > 0);
-}
-
-/* Maps @buf and submits its reduction; posts the error on failure. Takes
- * @buf. */
-static GstCudaReducePending *
-submit_buffer (GstCudaReduce *self, GstBuffer *buf, guint *cost)
-{
-  const CrInputFormat *f = &self->caps.format;
-  const guint8 *ctx;
-  CrHostRegion regions[GST_VIDEO_MAX_PLANES];
-
-  if (!self->caps.known
-      || (f->cuda_memory && !follow_frames_context (self, buf))
-      || !follow_monoid (self) || (ctx = current_context (self)) == NULL) {
-    gst_buffer_unref (buf);
-    return NULL;
-  }
-  GstCudaReducePending *p = pending_new (self, buf);
-  if (!gst_cuda_reduce_pending_map (
-          p, GST_ELEMENT (self), &self->caps.format, self->device, regions)) {
-    gst_cuda_reduce_pending_free (p);
-    return NULL;
-  }
-
-  const gsize elem = cr_type_size (f->type);
-  /* Video windows count frames; the layout knows each part's rows. */
-  const gboolean frames = self->caps.layout->counts_frames;
-  GstCudaReduceInput input = {
-    .bytes = frames ? 1 : regions[0].row_bytes * regions[0].n_rows,
-    .row_bytes = frames ? 1 : elem * self->caps.layout->parts[0].channels,
-    .frame_bytes = f->family == CR_INPUT_AUDIO ? elem * f->channels : 0,
-    .rate = f->rate,
-    .pts = GST_BUFFER_PTS (buf),
-    .discont = GST_BUFFER_IS_DISCONT (buf),
-    .owner = self->programs.active,
-  };
-  input.duration = buffer_duration (self, buf, input.bytes);
-  if (self->window.length > 0 && input.frame_bytes > 0
-      && input.bytes % input.frame_bytes != 0) {
-    GST_ELEMENT_ERROR (self, STREAM, FORMAT,
-        ("The buffer is %" G_GSIZE_FORMAT " bytes, not a whole number of "
-         "audio frames (%" G_GSIZE_FORMAT " bytes each)",
-            input.bytes, input.frame_bytes),
-        (NULL));
-    gst_cuda_reduce_window_reset (&self->window);
-    gst_cuda_reduce_pending_free (p);
-    return NULL;
-  }
-  g_array_set_size (self->slices, 0);
-  gst_cuda_reduce_window_cut (&self->window, &input, self->slices);
-  if (!gst_cuda_reduce_batches_submit (&self->batches,
-          (CrReducer *const *)self->programs.active->reducers->pdata, p,
-          regions, self->slices, ctx, &GST_BASE_TRANSFORM (self)->segment,
-          cost)) {
-    gst_cuda_reduce_window_reset (&self->window);
-    gst_cuda_reduce_pending_free (p);
-    return NULL;
-  }
-  return p;
-}
-
-/* The interval under way, as a result of what it has (at EOS). */
-static GstCudaReducePending *
-submit_window_rest (GstCudaReduce *self, guint *cost)
-{
-  const CrInputFormat *f = &self->caps.format;
-  GstCudaReduceSlice slice;
-
-  if (self->programs.active == NULL
-      || !gst_cuda_reduce_window_close (&self->window, self->programs.active,
-          f->family == CR_INPUT_AUDIO ? f->rate : 0, &slice))
-    return NULL;
-  GstCudaReducePending *p = pending_new (self, NULL);
-  g_array_set_size (self->slices, 0);
-  g_array_append_val (self->slices, slice);
-  if (!gst_cuda_reduce_batches_submit (&self->batches,
-          (CrReducer *const *)self->programs.active->reducers->pdata, p, NULL,
-          self->slices, self->programs.context.bytes,
-          &GST_BASE_TRANSFORM (self)->segment, cost)) {
-    gst_cuda_reduce_pending_free (p);
-    return NULL;
-  }
-  return p;
-}
+ * The streaming thread submits each buffer's reductions
+ * (gstcudareduce-stream.c, gstcudareduce-batches.c) and queues it; the
+ * results thread completes them in order and the source pad's task pushes
+ * them (gstcudareduce-queue.c). */
 
 static void
 get_outputs (GstCudaReduce *self, GstCudaReduceOutputs *outputs)
@@ -636,38 +293,18 @@ get_outputs (GstCudaReduce *self, GstCudaReduceOutputs *outputs)
   outputs->element = GST_ELEMENT (self);
   outputs->srcpad = GST_BASE_TRANSFORM_SRC_PAD (self);
   outputs->queue = &self->queue;
-  GST_OBJECT_LOCK (self);
-  outputs->tensors = self->props.output == GST_CUDA_REDUCE_OUTPUT_TENSOR;
-  outputs->post_messages = self->props.post_messages;
-  outputs->attach_meta = self->props.attach_meta;
-  GST_OBJECT_UNLOCK (self);
 }
 
-/* The results thread: one pending buffer's results, launching its batch
- * first if nobody has. The results thread reaches a batch not launched yet
- * only once everything before it has completed: the GPU is idle, and the
- * batch holds what arrived meanwhile. Launching it any earlier would make
- * small batches, and their launches cost the CPU more than the GPU saves. */
+/* The results thread: one pending buffer's results. */
 static GstFlowReturn
 complete_pending (gpointer item, gboolean may_wait, gpointer data)
 {
   GstCudaReduce *self = data;
-  GstCudaReducePending *p = item;
   GstCudaReduceOutputs outputs;
 
-  if (g_atomic_int_get (&p->gathered)) {
-    if (!may_wait)
-      return GST_CUDA_REDUCE_QUEUE_WOULD_WAIT;
-    if (!gst_cuda_reduce_batches_launch_for (&self->batches, p))
-      return GST_FLOW_ERROR;
-  }
-  for (guint k = 0; !may_wait && k < p->reductions->len; k++) {
-    CrJob *job = g_array_index (p->reductions, GstCudaReduceReduction, k).job;
-    if (job && !cr_job_is_finished (job))
-      return GST_CUDA_REDUCE_QUEUE_WOULD_WAIT;
-  }
   get_outputs (self, &outputs);
-  return gst_cuda_reduce_pending_complete (p, &outputs);
+  return gst_cuda_reduce_batches_complete (
+      &self->batches, item, may_wait, &outputs);
 }
 
 /* The source pad's task: one completed pending buffer, pushed. */
@@ -786,29 +423,19 @@ gst_cuda_reduce_submit_input_buffer (
 
   if (!gst_cuda_reduce_queue_has_room (&self->queue)) {
     ret = gst_cuda_reduce_queue_wait_for_room (&self->queue,
-        self->programs.active
-            && gst_cuda_reduce_batches_would_join (&self->batches,
-                gst_cuda_reduce_programs_reducer (&self->programs, 0),
-                gst_buffer_get_size (buf)));
+        gst_cuda_reduce_stream_would_join (
+            &self->stream, gst_buffer_get_size (buf)));
     if (ret != GST_FLOW_OK) {
       gst_buffer_unref (buf);
       return ret;
     }
   }
-  if (self->programs.active && tensor_output (self)
-      && self->programs.active->program->out.n_fields != self->caps.tensors) {
-    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
-        ("The monoid's output fields changed; the stream must renegotiate"),
-        ("%u tensors negotiated, %u now", self->caps.tensors,
-            self->programs.active->program->out.n_fields));
-    gst_buffer_unref (buf);
-    return GST_FLOW_NOT_NEGOTIATED;
-  }
   GstClockTime duration = GST_BUFFER_DURATION (buf);
   guint cost = 1;
-  GstCudaReducePending *p = submit_buffer (self, buf, &cost);
-  if (p == NULL)
-    return GST_FLOW_ERROR;
+  GstCudaReducePending *p;
+  ret = gst_cuda_reduce_stream_submit (&self->stream, buf, &p, &cost);
+  if (ret != GST_FLOW_OK)
+    return ret;
   return gst_cuda_reduce_queue_push (&self->queue, p, cost, duration);
 }
 
@@ -836,12 +463,13 @@ gst_cuda_reduce_sink_event (GstBaseTransform *trans, GstEvent *event)
     case GST_EVENT_FLUSH_STOP:
       gst_cuda_reduce_batches_drop (&self->batches);
       gst_cuda_reduce_queue_flush_stop (&self->queue);
-      gst_cuda_reduce_window_reset (&self->window);
+      gst_cuda_reduce_stream_reset (&self->stream);
       break;
     case GST_EVENT_EOS: {
       /* The interval under way ends with the stream. */
       guint cost = 1;
-      GstCudaReducePending *p = submit_window_rest (self, &cost);
+      GstCudaReducePending *p =
+          gst_cuda_reduce_stream_submit_rest (&self->stream, &cost);
       if (p)
         gst_cuda_reduce_queue_push (&self->queue, p, cost, GST_CLOCK_TIME_NONE);
       gst_cuda_reduce_queue_drain (&self->queue);
@@ -925,14 +553,14 @@ gst_cuda_reduce_propose_allocation (
   /* In passthrough this asks downstream first, for its metas and pools. */
   GST_BASE_TRANSFORM_CLASS (parent_class)
       ->propose_allocation (trans, decide_query, query);
-  if (self->allocator == NULL)
+  if (self->stream.allocator == NULL)
     return TRUE;
   gst_query_parse_allocation (query, &caps, NULL);
   /* Frames in CUDA memory come from upstream's own pool. */
   if (caps == NULL || !cr_input_format_from_caps (caps, &format)
       || format.cuda_memory)
     return TRUE;
-  gst_cuda_reduce_memory_propose (query, self->allocator,
+  gst_cuda_reduce_memory_propose (query, self->stream.allocator,
       format.family == CR_INPUT_VIDEO, format.frame_bytes,
       gst_cuda_reduce_queue_get_depth (&self->queue) + 1);
   return TRUE;
@@ -959,7 +587,7 @@ gst_cuda_reduce_finalize (GObject *object)
 
   gst_cuda_reduce_props_clear (&self->props);
   gst_cuda_reduce_queue_clear (&self->queue);
-  g_array_unref (self->slices);
+  gst_cuda_reduce_stream_clear (&self->stream);
   gst_cuda_reduce_batches_clear (&self->batches);
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
@@ -970,9 +598,10 @@ gst_cuda_reduce_init (GstCudaReduce *self)
   GstPad *srcpad = GST_BASE_TRANSFORM_SRC_PAD (self);
 
   gst_cuda_reduce_props_init (&self->props);
-  self->slices = g_array_new (FALSE, TRUE, sizeof (GstCudaReduceSlice));
   gst_cuda_reduce_batches_init (
       &self->batches, GST_ELEMENT (self), &self->queue);
+  gst_cuda_reduce_stream_init (&self->stream, GST_ELEMENT (self), &self->props,
+      &self->cuda, &self->batches, &self->queue);
   gst_cuda_reduce_queue_init (&self->queue, srcpad, &queue_funcs, self);
   gst_base_transform_set_passthrough (GST_BASE_TRANSFORM (self), TRUE);
 

@@ -17,14 +17,6 @@ G_DECLARE_FINAL_TYPE (
  * @GST_CUDA_REDUCE_OUTPUT_TENSOR: the source pad carries the results as
  *   other/tensors buffers
  */
-typedef enum {
-  GST_CUDA_REDUCE_OUTPUT_MESSAGE,
-  GST_CUDA_REDUCE_OUTPUT_TENSOR,
-} GstCudaReduceOutput;
-
-#define GST_TYPE_CUDA_REDUCE_OUTPUT (gst_cuda_reduce_output_get_type ())
-GType gst_cuda_reduce_output_get_type (void);
-
 GST_ELEMENT_REGISTER_DECLARE (cudareduce);
 
 G_END_DECLS

@@ -53,7 +53,7 @@ pack (CrProgram *program, const gchar *context, gdouble threshold)
   cr_fuzz_gstreamer_parsing (FALSE);
   if (values && *end != '\0')
     return;
-  GstCudaReduceLoaded loaded = { .program = program };
+  GstCudaReduceProgram loaded = { .program = program };
   GstCudaReducePrograms programs = { .active = &loaded };
   g_autoptr (GError) error = NULL;
 

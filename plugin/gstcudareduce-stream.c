@@ -1,0 +1,378 @@
+/* gstcudareduce-stream.c: the streaming thread's part of a buffer's way,
+ * and what the element runs with between start and stop. */
+#include "gstcudareduce-stream.h"
+
+#include "gstcudareduce-error.h"
+#include "gstcudareduce-memory.h"
+
+#include <gst/base/gstbasetransform.h>
+
+GST_DEBUG_CATEGORY_EXTERN (gst_cuda_reduce_debug);
+#define GST_CAT_DEFAULT gst_cuda_reduce_debug
+
+void
+gst_cuda_reduce_stream_init (GstCudaReduceStream *s, GstElement *element,
+    GstCudaReduceProps *props, GstCudaReduceCuda *cuda,
+    GstCudaReduceBatches *batches, GstCudaReduceQueue *queue)
+{
+  s->element = element;
+  s->props = props;
+  s->cuda = cuda;
+  s->batches = batches;
+  s->queue = queue;
+  s->slices = g_array_new (FALSE, TRUE, sizeof (GstCudaReduceSlice));
+}
+
+void
+gst_cuda_reduce_stream_clear (GstCudaReduceStream *s)
+{
+  g_array_unref (s->slices);
+  gst_cuda_reduce_settings_clear (&s->settings);
+}
+
+gboolean
+gst_cuda_reduce_stream_start (
+    GstCudaReduceStream *s, const GstCudaReduceSetup *setup)
+{
+  g_autoptr (GError) error = NULL;
+
+  s->setup = *setup;
+  gst_cuda_reduce_window_init (&s->window, setup->interval);
+  /* A context of our own; frames in CUDA memory move the element to the
+   * pipeline's when their caps come (use_pipeline_context). */
+  s->device = cr_device_open (setup->device_id, &error);
+  if (s->device == NULL) {
+    gst_cuda_reduce_post_error (s->element, error, NULL);
+    return FALSE;
+  }
+  cr_device_set_wait_timeout (
+      s->device, GST_TIME_AS_USECONDS (setup->gpu_timeout));
+  GST_INFO_OBJECT (s->element, "using GPU %d: %s (sm_%d)",
+      cr_device_ordinal (s->device), cr_device_name (s->device),
+      cr_device_arch (s->device));
+  gst_cuda_reduce_programs_init (&s->programs, s->device);
+  s->allocator = gst_cuda_reduce_host_allocator_new (s->device);
+  return TRUE;
+}
+
+void
+gst_cuda_reduce_stream_stop (GstCudaReduceStream *s, gboolean abandoned)
+{
+  s->caps.known = FALSE;
+  if (abandoned)
+    return;
+  gst_cuda_reduce_window_reset (&s->window);
+  g_clear_pointer (&s->caps.layout, gst_cuda_reduce_layout_unref);
+  gst_cuda_reduce_programs_clear (&s->programs);
+  g_clear_pointer (&s->device, cr_device_unref);
+  gst_cuda_reduce_cuda_close (s->cuda);
+  /* Memory upstream still holds keeps the allocator, and so the context,
+   * alive. */
+  gst_clear_object (&s->allocator);
+  gst_cuda_reduce_settings_clear (&s->settings);
+}
+
+void
+gst_cuda_reduce_stream_reset (GstCudaReduceStream *s)
+{
+  gst_cuda_reduce_window_reset (&s->window);
+}
+
+/* The CUDA context: frames in CUDA memory can be read only in the context
+ * that holds them. */
+
+/* Moves the element to the CUDA context @shared (a CUcontext) that
+ * @owner (a GstCudaContext, taken) keeps: what runs on the old device
+ * finishes there first, and the programs load again (from the cache) when
+ * the next buffer follows the monoid. */
+static gboolean
+move_to_context (GstCudaReduceStream *s, gpointer shared, GstObject *owner)
+{
+  g_autoptr (GError) error = NULL;
+
+  if (shared == cr_device_context (s->device)) {
+    gst_object_unref (owner);
+    return TRUE;
+  }
+  CrDevice *device = cr_device_open_shared (
+      shared, gst_object_unref, gst_object_ref (owner), &error);
+  if (device == NULL) {
+    gst_object_unref (owner);
+    gst_cuda_reduce_post_error (s->element, error, NULL);
+    return FALSE;
+  }
+  gst_cuda_reduce_batches_launch (s->batches);
+  gst_cuda_reduce_queue_drain (s->queue);
+  if (gst_cuda_reduce_queue_abandoned (s->queue)) {
+    /* The old context's GPU work never finished (the error is posted):
+     * freeing what it holds would wait for it. */
+    cr_device_unref (device);
+    gst_object_unref (owner);
+    return FALSE;
+  }
+  gst_cuda_reduce_window_reset (&s->window);
+  gst_cuda_reduce_programs_clear (&s->programs);
+  cr_device_unref (s->device);
+  s->device = device;
+  cr_device_set_wait_timeout (
+      s->device, GST_TIME_AS_USECONDS (s->setup.gpu_timeout));
+  gst_cuda_reduce_programs_init (&s->programs, s->device);
+  gst_object_replace (&s->cuda->context, owner);
+  gst_object_unref (owner);
+  GST_INFO_OBJECT (s->element,
+      "now in CUDA context %" GST_PTR_FORMAT " on GPU %d", s->cuda->context,
+      cr_device_ordinal (s->device));
+  if (s->setup.device_id >= 0
+      && s->setup.device_id != cr_device_ordinal (s->device))
+    GST_WARNING_OBJECT (s->element,
+        "cuda-device-id=%d, but the frames are on GPU %d: reducing there",
+        s->setup.device_id, cr_device_ordinal (s->device));
+  return TRUE;
+}
+
+/* The context the pipeline shares, which upstream made or took by the
+ * time its caps reach us: the element moves there from its own. */
+static gboolean
+use_pipeline_context (GstCudaReduceStream *s)
+{
+  gpointer shared =
+      gst_cuda_reduce_cuda_open (s->cuda, s->element, s->setup.device_id);
+
+  if (shared == NULL) {
+    GST_ELEMENT_ERROR (s->element, RESOURCE, NOT_FOUND,
+        ("No CUDA context for frames in CUDA memory"),
+        ("GStreamer's CUDA library found none and could make none"));
+    return FALSE;
+  }
+  return move_to_context (s, shared, gst_object_ref (s->cuda->context));
+}
+
+/* And where a frame's memory is in another context all the same (an
+ * upstream element that made its own), the element follows the frames. */
+static gboolean
+follow_frames_context (GstCudaReduceStream *s, GstBuffer *buf)
+{
+  GstObject *owner = NULL;
+  gpointer shared = gst_cuda_reduce_cuda_memory_context (buf, &owner);
+
+  /* Not CUDA memory: mapping it says so. */
+  if (shared == NULL)
+    return TRUE;
+  return move_to_context (s, shared, owner);
+}
+
+/* Caps */
+
+gboolean
+gst_cuda_reduce_stream_set_caps (GstCudaReduceStream *s, GstCaps *incaps)
+{
+  g_autoptr (GError) error = NULL;
+
+  s->caps.known = FALSE;
+  if (!cr_input_format_from_caps (incaps, &s->caps.format)) {
+    GST_ERROR_OBJECT (s->element, "cannot reduce %" GST_PTR_FORMAT, incaps);
+    return FALSE;
+  }
+  if (s->caps.format.cuda_memory && !use_pipeline_context (s))
+    return FALSE;
+  /* An interval does not span a change of format. */
+  gst_cuda_reduce_window_reset (&s->window);
+  if (!gst_cuda_reduce_props_read (
+          GST_OBJECT (s->element), s->props, &s->settings, &error)) {
+    gst_cuda_reduce_post_error (s->element, error, NULL);
+    return FALSE;
+  }
+  g_clear_pointer (&s->caps.layout, gst_cuda_reduce_layout_unref);
+  s->caps.layout = gst_cuda_reduce_layout_new (
+      &s->caps.format, s->setup.per_channel, s->setup.component, &error);
+  if (s->caps.layout == NULL) {
+    gst_cuda_reduce_post_error (s->element, error, NULL);
+    return FALSE;
+  }
+  s->caps.known = TRUE;
+  /* Compile now, never per buffer. */
+  if (!gst_cuda_reduce_programs_use (&s->programs, s->element,
+          s->settings.monoid, s->caps.format.type, s->caps.layout))
+    return FALSE;
+  s->caps.tensors = s->programs.active->program->out.n_fields;
+  return TRUE;
+}
+
+/* Buffers */
+
+gboolean
+gst_cuda_reduce_stream_would_join (GstCudaReduceStream *s, gsize size)
+{
+  return s->programs.active
+      && gst_cuda_reduce_batches_would_join (
+          s->batches, gst_cuda_reduce_programs_reducer (&s->programs, 0), size);
+}
+
+/* Before each buffer: follow a change of the monoid's properties. */
+static gboolean
+follow_monoid (GstCudaReduceStream *s)
+{
+  g_autoptr (GError) error = NULL;
+  CrMonoid *monoid = s->settings.monoid;
+
+  if (monoid == s->programs.active_monoid)
+    return TRUE;
+  if (!gst_cuda_reduce_props_output_fits (
+          s->settings.delivery.tensors, monoid, &error)) {
+    gst_cuda_reduce_post_error (s->element, error, NULL);
+    return FALSE;
+  }
+  if (!gst_cuda_reduce_batches_launch (s->batches))
+    return FALSE;
+  return gst_cuda_reduce_programs_use (
+      &s->programs, s->element, monoid, s->caps.format.type, s->caps.layout);
+}
+
+/* The context for the next launch, packed again only after a change. */
+static const guint8 *
+current_context (GstCudaReduceStream *s)
+{
+  g_autoptr (GError) error = NULL;
+  const guint8 *bytes = gst_cuda_reduce_programs_context (&s->programs,
+      s->settings.context_serial, s->settings.threshold, s->settings.context,
+      &error);
+
+  if (bytes == NULL)
+    gst_cuda_reduce_post_error (s->element, error, NULL);
+  return bytes;
+}
+
+static GstClockTime
+buffer_duration (const CrInputFormat *f, GstBuffer *buf, gsize bytes)
+{
+  if (GST_BUFFER_DURATION_IS_VALID (buf))
+    return GST_BUFFER_DURATION (buf);
+  if (f->family == CR_INPUT_AUDIO && f->rate > 0)
+    return gst_util_uint64_scale_int (
+        bytes / cr_type_size (f->type) / f->channels, GST_SECOND, f->rate);
+  if (f->family == CR_INPUT_VIDEO && GST_VIDEO_INFO_FPS_N (&f->video) > 0)
+    return gst_util_uint64_scale_int (GST_SECOND,
+        GST_VIDEO_INFO_FPS_D (&f->video), GST_VIDEO_INFO_FPS_N (&f->video));
+  return GST_CLOCK_TIME_NONE;
+}
+
+/* A pending buffer for the active program. Takes @buf (may be NULL). */
+static GstCudaReducePending *
+pending_new (GstCudaReduceStream *s, GstBuffer *buf)
+{
+  const GstCudaReduceProgram *active = s->programs.active;
+  return gst_cuda_reduce_pending_new (buf, active->program,
+      active->field_quarks, s->programs.active_monoid, s->caps.layout,
+      s->window.length > 0, &s->settings.delivery);
+}
+
+static const GstSegment *
+segment_of (GstCudaReduceStream *s)
+{
+  return &GST_BASE_TRANSFORM (s->element)->segment;
+}
+
+/* The buffer's slices (one, or where intervals end), submitted. Takes
+ * @p. */
+static GstCudaReducePending *
+submit_mapped (GstCudaReduceStream *s, GstCudaReducePending *p, GstBuffer *buf,
+    const CrHostRegion *regions, const guint8 *ctx, guint *cost)
+{
+  const CrInputFormat *f = &s->caps.format;
+  const gsize elem = cr_type_size (f->type);
+  /* Video windows count frames; the layout knows each part's rows. */
+  const gboolean frames = s->caps.layout->counts_frames;
+  GstCudaReduceInput input = {
+    .bytes = frames ? 1 : regions[0].row_bytes * regions[0].n_rows,
+    .row_bytes = frames ? 1 : elem * s->caps.layout->parts[0].channels,
+    .frame_bytes = f->family == CR_INPUT_AUDIO ? elem * f->channels : 0,
+    .rate = f->rate,
+    .pts = GST_BUFFER_PTS (buf),
+    .discont = GST_BUFFER_IS_DISCONT (buf),
+    .owner = s->programs.active,
+  };
+  input.duration = buffer_duration (f, buf, input.bytes);
+  if (s->window.length > 0 && input.frame_bytes > 0
+      && input.bytes % input.frame_bytes != 0) {
+    GST_ELEMENT_ERROR (s->element, STREAM, FORMAT,
+        ("The buffer is %" G_GSIZE_FORMAT " bytes, not a whole number of "
+         "audio frames (%" G_GSIZE_FORMAT " bytes each)",
+            input.bytes, input.frame_bytes),
+        (NULL));
+    gst_cuda_reduce_window_reset (&s->window);
+    gst_cuda_reduce_pending_free (p);
+    return NULL;
+  }
+  g_array_set_size (s->slices, 0);
+  gst_cuda_reduce_window_cut (&s->window, &input, s->slices);
+  if (!gst_cuda_reduce_batches_submit (s->batches,
+          gst_cuda_reduce_programs_reducers (&s->programs), p, regions,
+          s->slices, ctx, segment_of (s), cost)) {
+    gst_cuda_reduce_window_reset (&s->window);
+    gst_cuda_reduce_pending_free (p);
+    return NULL;
+  }
+  return p;
+}
+
+GstFlowReturn
+gst_cuda_reduce_stream_submit (GstCudaReduceStream *s, GstBuffer *buf,
+    GstCudaReducePending **pending, guint *cost)
+{
+  g_autoptr (GError) error = NULL;
+  const guint8 *ctx;
+  CrHostRegion regions[GST_VIDEO_MAX_PLANES];
+
+  *pending = NULL;
+  if (!gst_cuda_reduce_props_read (
+          GST_OBJECT (s->element), s->props, &s->settings, &error)) {
+    gst_cuda_reduce_post_error (s->element, error, NULL);
+    gst_buffer_unref (buf);
+    return GST_FLOW_ERROR;
+  }
+  if (s->programs.active && s->settings.delivery.tensors
+      && s->programs.active->program->out.n_fields != s->caps.tensors) {
+    GST_ELEMENT_ERROR (s->element, CORE, NEGOTIATION,
+        ("The monoid's output fields changed; the stream must renegotiate"),
+        ("%u tensors negotiated, %u now", s->caps.tensors,
+            s->programs.active->program->out.n_fields));
+    gst_buffer_unref (buf);
+    return GST_FLOW_NOT_NEGOTIATED;
+  }
+  if (!s->caps.known
+      || (s->caps.format.cuda_memory && !follow_frames_context (s, buf))
+      || !follow_monoid (s) || (ctx = current_context (s)) == NULL) {
+    gst_buffer_unref (buf);
+    return GST_FLOW_ERROR;
+  }
+  GstCudaReducePending *p = pending_new (s, buf);
+  if (!gst_cuda_reduce_pending_map (
+          p, s->element, &s->caps.format, s->device, regions)) {
+    gst_cuda_reduce_pending_free (p);
+    return GST_FLOW_ERROR;
+  }
+  *pending = submit_mapped (s, p, buf, regions, ctx, cost);
+  return *pending ? GST_FLOW_OK : GST_FLOW_ERROR;
+}
+
+GstCudaReducePending *
+gst_cuda_reduce_stream_submit_rest (GstCudaReduceStream *s, guint *cost)
+{
+  const CrInputFormat *f = &s->caps.format;
+  GstCudaReduceSlice slice;
+
+  if (s->programs.active == NULL
+      || !gst_cuda_reduce_window_close (&s->window, s->programs.active,
+          f->family == CR_INPUT_AUDIO ? f->rate : 0, &slice))
+    return NULL;
+  GstCudaReducePending *p = pending_new (s, NULL);
+  g_array_set_size (s->slices, 0);
+  g_array_append_val (s->slices, slice);
+  if (!gst_cuda_reduce_batches_submit (s->batches,
+          gst_cuda_reduce_programs_reducers (&s->programs), p, NULL, s->slices,
+          s->programs.context.bytes, segment_of (s), cost)) {
+    gst_cuda_reduce_pending_free (p);
+    return NULL;
+  }
+  return p;
+}
