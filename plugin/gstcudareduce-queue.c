@@ -16,18 +16,7 @@ typedef struct {
 /* The most entries the results thread takes at once: a batch's worth. */
 #define RUN_MAX 64
 
-/* The watchdog: one thread for the process, which ticks while some queue
- * has a timeout and gives up on a queue whose results thread has waited
- * for the GPU for more ticks than that. A wait is marked with the tick it
- * began in, not a clock reading, so that the results thread pays two
- * atomic stores an item for it. */
-#define TICK_US (100 * G_TIME_SPAN_MILLISECOND)
-
-static GMutex watch_lock;
-static GCond watch_cond;
-static GList *watched; /* queues with a timeout, from start to stop */
-static gint watch_ticks; /* atomic */
-static GThread *watch_thread;
+static void give_up (GstClockTime waited, gpointer data);
 
 static void
 update_accepting (GstCudaReduceQueue *q)
@@ -55,6 +44,8 @@ gst_cuda_reduce_queue_init (GstCudaReduceQueue *q, GstPad *pad,
   q->flow = GST_FLOW_OK;
   update_accepting (q);
   q->last_duration = q->pushed_duration = GST_CLOCK_TIME_NONE;
+  q->watch.expired = give_up;
+  q->watch.user_data = q;
 }
 
 void
@@ -97,13 +88,13 @@ wake_all (GstCudaReduceQueue *q)
   g_cond_broadcast (&q->room);
 }
 
-/* Under watch_lock. */
+/* The watchdog's thread: complete waited for the GPU longer than the
+ * timeout. */
 static void
-give_up_if_stuck (GstCudaReduceQueue *q, gint now)
+give_up (GstClockTime waited, gpointer data)
 {
-  const gint since = g_atomic_int_get (&q->waiting_since);
-  if (since == 0 || q->timeout_ticks == 0 || now - since < q->timeout_ticks)
-    return;
+  GstCudaReduceQueue *q = data;
+
   g_mutex_lock (&q->lock);
   const gboolean first = !q->abandoned;
   q->abandoned = TRUE;
@@ -111,54 +102,15 @@ give_up_if_stuck (GstCudaReduceQueue *q, gint now)
   if (!first)
     return;
   /* Said before anyone is refused, so that the element's error is the
-   * first on the bus; still under watch_lock, so that a stop that follows
-   * waits for it. */
+   * first on the bus; a stop meanwhile waits for it (or is made from it),
+   * and returns at once since the queue is abandoned. */
   if (q->funcs.stuck)
-    q->funcs.stuck (
-        (GstClockTime)(now + 1 - since) * TICK_US * GST_USECOND, q->user_data);
+    q->funcs.stuck (waited, q->user_data);
   g_mutex_lock (&q->lock);
   if (q->flow == GST_FLOW_OK)
     q->flow = GST_FLOW_ERROR;
   wake_all (q);
   g_mutex_unlock (&q->lock);
-}
-
-static gpointer
-watch_loop (gpointer data)
-{
-  gint64 next = g_get_monotonic_time () + TICK_US;
-
-  g_mutex_lock (&watch_lock);
-  for (;;) {
-    if (watched == NULL) {
-      g_cond_wait (&watch_cond, &watch_lock);
-      next = g_get_monotonic_time () + TICK_US;
-      continue;
-    }
-    if (g_cond_wait_until (&watch_cond, &watch_lock, next))
-      continue; /* woken, not a tick yet */
-    next = g_get_monotonic_time () + TICK_US;
-    const gint now = g_atomic_int_add (&watch_ticks, 1) + 1;
-    for (GList *l = watched; l != NULL; l = l->next)
-      give_up_if_stuck (l->data, now);
-  }
-  return NULL;
-}
-
-static void
-watch (GstCudaReduceQueue *q, gboolean on)
-{
-  g_mutex_lock (&watch_lock);
-  if (on && g_list_find (watched, q) == NULL) {
-    watched = g_list_prepend (watched, q);
-    /* Never joined: it lives as long as the process. */
-    if (watch_thread == NULL)
-      watch_thread = g_thread_new ("cudareduce-wd", watch_loop, NULL);
-    g_cond_signal (&watch_cond);
-  } else if (!on) {
-    watched = g_list_remove (watched, q);
-  }
-  g_mutex_unlock (&watch_lock);
 }
 
 /* An entry that will not be pushed on: out of the accounting. */
@@ -267,21 +219,20 @@ void
 gst_cuda_reduce_queue_start (
     GstCudaReduceQueue *q, guint depth, GstClockTime timeout)
 {
-  const guint64 ticks = timeout == 0
-      ? 0
-      : MAX (1, (GST_TIME_AS_USECONDS (timeout) + TICK_US - 1) / TICK_US);
+  const gint ticks = gst_cuda_reduce_watchdog_ticks (timeout);
   g_mutex_lock (&q->lock);
   q->depth = depth;
   q->last_duration = q->pushed_duration = GST_CLOCK_TIME_NONE;
   q->quit = FALSE;
-  q->timeout_ticks = (gint)MIN (ticks, G_MAXINT / 2);
   g_mutex_unlock (&q->lock);
   /* Thread names are 15 bytes at most on Linux; a longer one is not set. */
   if (q->results_thread == NULL) {
     q->results_done = FALSE;
     q->results_thread = g_thread_new ("cudareduce-res", results_loop, q);
   }
-  watch (q, ticks > 0);
+  q->watch.ticks = ticks;
+  if (ticks > 0)
+    gst_cuda_reduce_watchdog_add (&q->watch);
 }
 
 void
@@ -295,7 +246,7 @@ gst_cuda_reduce_queue_stop (GstCudaReduceQueue *q)
     WAIT (q, room);
   const gboolean abandoned = q->abandoned;
   g_mutex_unlock (&q->lock);
-  watch (q, FALSE);
+  gst_cuda_reduce_watchdog_remove (&q->watch);
   if (q->results_thread && abandoned) {
     /* Inside the driver, maybe for good: let it go. */
     GST_WARNING ("leaving a results thread that waits for the GPU");
@@ -545,21 +496,24 @@ gst_cuda_reduce_queue_activate (GstCudaReduceQueue *q, gboolean active)
 }
 
 GstClockTime
-gst_cuda_reduce_queue_held (GstCudaReduceQueue *q)
+gst_cuda_reduce_queue_held (GstCudaReduceQueue *q, guint per_launch)
 {
   g_mutex_lock (&q->lock);
-  GstClockTime held = GST_CLOCK_TIME_IS_VALID (q->last_duration)
-      ? q->last_duration * q->depth
-      : 0;
+  const GstClockTime duration = q->last_duration;
+  const guint64 buffers = (guint64)q->depth * per_launch;
   g_mutex_unlock (&q->lock);
-  return held;
+  if (!GST_CLOCK_TIME_IS_VALID (duration))
+    return 0;
+  /* A stream's durations come from upstream: anything at all. */
+  if (buffers > 0 && duration > (GST_CLOCK_TIME_NONE - 1) / buffers)
+    return GST_CLOCK_TIME_NONE;
+  return duration * buffers;
 }
 
 void
 gst_cuda_reduce_queue_waits_for_gpu (GstCudaReduceQueue *q, gboolean waits)
 {
-  g_atomic_int_set (
-      &q->waiting_since, waits ? g_atomic_int_get (&watch_ticks) + 1 : 0);
+  gst_cuda_reduce_watchdog_mark (&q->watch, waits);
 }
 
 gboolean

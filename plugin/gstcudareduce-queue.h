@@ -21,6 +21,8 @@
  * one unfinished. */
 #pragma once
 
+#include "gstcudareduce-watchdog.h"
+
 #include <gst/gst.h>
 
 G_BEGIN_DECLS
@@ -88,9 +90,9 @@ typedef struct {
   gboolean abandoned;
   /* An EOS for the task to push, once abandoned (see hand_off_eos). */
   GstEvent *eos;
-  /* The watchdog's: how many of its ticks complete may wait (0: for
-   * ever). */
-  gint timeout_ticks;
+  /* Marks complete's waits for the GPU, which the watchdog measures
+   * against the timeout (watched only where there is one). */
+  GstCudaReduceWatch watch;
 
   /* Atomic. */
   gint in_flight; /* launches, counted until their first item is pushed */
@@ -100,10 +102,6 @@ typedef struct {
   gint accepting;
   gint results_idle; /* the results thread waits, or is about to */
   gint task_started; /* by us, and not paused since */
-  /* The watchdog's tick, plus one, when the results thread began to wait
-   * for the GPU (gst_cuda_reduce_queue_waits_for_gpu); 0 while it does
-   * not. */
-  gint waiting_since;
 
   /* The streaming thread's own. */
   GstClockTime pushed_duration;
@@ -179,8 +177,10 @@ void gst_cuda_reduce_queue_flush_stop (GstCudaReduceQueue *queue);
 void gst_cuda_reduce_queue_activate (
     GstCudaReduceQueue *queue, gboolean active);
 
-/* How long buffers can be held here: depth times the last duration, or 0
- * while that is unknown. */
-GstClockTime gst_cuda_reduce_queue_held (GstCudaReduceQueue *queue);
+/* How long buffers can be held here: depth launches of @per_launch
+ * buffers of the last duration, or 0 while that is unknown;
+ * GST_CLOCK_TIME_NONE (no bound) where the product overflows. */
+GstClockTime gst_cuda_reduce_queue_held (
+    GstCudaReduceQueue *queue, guint per_launch);
 
 G_END_DECLS

@@ -499,6 +499,16 @@ src_activate_mode (
   return self->base_src_activate_mode (pad, parent, mode, active);
 }
 
+/* Either may be GST_CLOCK_TIME_NONE (no bound), which the sum is then. */
+static GstClockTime
+saturating_add (GstClockTime a, GstClockTime b)
+{
+  if (!GST_CLOCK_TIME_IS_VALID (a) || !GST_CLOCK_TIME_IS_VALID (b)
+      || a > GST_CLOCK_TIME_NONE - 1 - b)
+    return GST_CLOCK_TIME_NONE;
+  return a + b;
+}
+
 static gboolean
 gst_cuda_reduce_query (
     GstBaseTransform *trans, GstPadDirection direction, GstQuery *query)
@@ -522,7 +532,7 @@ gst_cuda_reduce_query (
    * milliseconds), so the minimum is unchanged. Up to async-depth launches
    * can wait here when downstream is slow, each a batch of up to
    * CR_BATCH_MAX small buffers: that much more can be held. */
-  GstClockTime held = gst_cuda_reduce_queue_held (&self->queue) * CR_BATCH_MAX;
+  GstClockTime held = gst_cuda_reduce_queue_held (&self->queue, CR_BATCH_MAX);
   /* Result tensors of an interval leave when it ends, stamped with its
    * start: that much later than their timestamps. */
   GST_OBJECT_LOCK (self);
@@ -530,9 +540,10 @@ gst_cuda_reduce_query (
       ? self->props.interval
       : 0;
   GST_OBJECT_UNLOCK (self);
-  min += interval;
+  /* The minimum must stay a time. */
+  min = MIN (saturating_add (min, interval), GST_CLOCK_TIME_NONE - 1);
   if (GST_CLOCK_TIME_IS_VALID (max))
-    max += held + interval;
+    max = saturating_add (max, saturating_add (held, interval));
   GST_DEBUG_OBJECT (self,
       "latency: live %d, min %" GST_TIME_FORMAT ", max %" GST_TIME_FORMAT, live,
       GST_TIME_ARGS (min), GST_TIME_ARGS (max));

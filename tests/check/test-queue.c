@@ -21,6 +21,8 @@ typedef struct {
   guint fail_at; /* complete returns ERROR for this item (0: none) */
   guint stuck_calls;
   GstClockTime stuck_waited;
+  gboolean stop_when_stuck; /* as a bus sync handler stopping the pipeline */
+  gboolean stopped_when_stuck;
   GstCudaReduceQueue *queue; /* told of the waits at the gate, if set */
 } Fake;
 
@@ -77,6 +79,14 @@ fake_stuck (GstClockTime waited, gpointer data)
   g_mutex_lock (&f->lock);
   f->stuck_calls++;
   f->stuck_waited = waited;
+  const gboolean stop = f->stop_when_stuck;
+  g_mutex_unlock (&f->lock);
+  if (!stop)
+    return;
+  gst_cuda_reduce_queue_stop (f->queue);
+  g_mutex_lock (&f->lock);
+  f->stopped_when_stuck = TRUE;
+  g_cond_broadcast (&f->cond);
   g_mutex_unlock (&f->lock);
 }
 
@@ -98,6 +108,8 @@ fake_init (Fake *f)
   f->fail_at = 0;
   f->stuck_calls = 0;
   f->stuck_waited = 0;
+  f->stop_when_stuck = FALSE;
+  f->stopped_when_stuck = FALSE;
   f->queue = NULL;
   f->completed = g_array_new (FALSE, FALSE, sizeof (guint));
   f->pushed = g_array_new (FALSE, FALSE, sizeof (guint));
@@ -200,7 +212,7 @@ GST_START_TEST (test_queue_in_order)
     fail_unless_equals_int (g_array_index (f.pushed, guint, k), k + 1);
   }
   fail_unless_equals_int (q.in_flight, 0);
-  fail_unless_equals_uint64 (gst_cuda_reduce_queue_held (&q), 80);
+  fail_unless_equals_uint64 (gst_cuda_reduce_queue_held (&q, 1), 80);
   queue_finish (&q, pad);
   fail_unless_equals_int (f.freed->len, 0);
   fake_clear (&f);
@@ -531,6 +543,112 @@ GST_START_TEST (test_queue_gives_up_on_a_stuck_gpu)
 
 GST_END_TEST;
 
+/* Another element's queue, started and stopped on a thread of its own. */
+static gpointer
+start_and_stop_another (gpointer data)
+{
+  Fake *f = data;
+  GstCudaReduceQueue q;
+  GstPad *pad = task_pad ();
+
+  gst_cuda_reduce_queue_init (&q, pad, &fake_funcs, f);
+  gst_cuda_reduce_queue_start (&q, 2, GST_SECOND);
+  gst_cuda_reduce_queue_stop (&q);
+  gst_cuda_reduce_queue_clear (&q);
+  gst_object_unref (pad);
+  g_mutex_lock (&f->lock);
+  f->stuck_calls += 100;
+  g_cond_broadcast (&f->cond);
+  g_mutex_unlock (&f->lock);
+  return NULL;
+}
+
+/* Up to @seconds for f->stuck_calls to reach @n, or for
+ * f->stopped_when_stuck when @n is 0. */
+static gboolean
+wait_for_fake (Fake *f, guint n, gint seconds)
+{
+  const gint64 end = g_get_monotonic_time () + seconds * G_TIME_SPAN_SECOND;
+  g_mutex_lock (&f->lock);
+  while (n ? f->stuck_calls < n : !f->stopped_when_stuck)
+    if (!g_cond_wait_until (&f->cond, &f->lock, end))
+      break;
+  const gboolean reached = n ? f->stuck_calls >= n : f->stopped_when_stuck;
+  g_mutex_unlock (&f->lock);
+  return reached;
+}
+
+/* The stuck callback posts the element's error, and a bus sync handler
+ * may stop the pipeline right there, on the watchdog's thread: the stop
+ * returns, and every other queue in the process still starts and stops. */
+GST_START_TEST (test_queue_stuck_callback_may_stop)
+{
+  GstCudaReduceQueue q;
+  GstPad *pad = task_pad ();
+  Fake f;
+
+  fake_init (&f);
+  f.gate_from = 1;
+  f.queue = &q;
+  f.stop_when_stuck = TRUE;
+  gst_cuda_reduce_queue_init (&q, pad, &fake_funcs, &f);
+  gst_cuda_reduce_queue_start (&q, 8, 200 * GST_MSECOND);
+  gst_cuda_reduce_queue_activate (&q, TRUE);
+  fake_gate (&f, FALSE);
+  push_items (&q, 1, 2);
+  fail_unless (wait_for_fake (&f, 0, 5),
+      "a stop from the stuck callback did not return");
+  fail_unless (gst_cuda_reduce_queue_abandoned (&q));
+  g_thread_unref (g_thread_new ("another", start_and_stop_another, &f));
+  fail_unless (wait_for_fake (&f, 101, 5),
+      "another queue's start and stop hung after the watchdog gave up");
+
+  gst_cuda_reduce_queue_activate (&q, FALSE);
+  fake_gate (&f, TRUE);
+  gboolean done = FALSE;
+  for (guint k = 0; k < 5000 && !done; k++) {
+    g_mutex_lock (&q.lock);
+    done = q.results_done;
+    g_mutex_unlock (&q.lock);
+    if (!done)
+      g_usleep (1000);
+  }
+  fail_unless (done, "the results thread did not leave");
+  gst_cuda_reduce_queue_clear (&q);
+  gst_object_unref (pad);
+  fake_clear (&f);
+}
+
+GST_END_TEST;
+
+/* How long buffers can wait here, for the latency query: depth launches
+ * of @per_launch buffers each. A huge duration saturates rather than
+ * wraps round to a small latency. */
+GST_START_TEST (test_queue_held_saturates)
+{
+  GstCudaReduceQueue q;
+  GstPad *pad = task_pad ();
+  Fake f;
+
+  fake_init (&f);
+  queue_start (&q, pad, &f, 8);
+  fail_unless_equals_uint64 (gst_cuda_reduce_queue_held (&q, 64), 0);
+  gst_cuda_reduce_queue_push (&q, GUINT_TO_POINTER (1), 1, 10 * GST_MSECOND);
+  fail_unless_equals_uint64 (
+      gst_cuda_reduce_queue_held (&q, 64), 8 * 64 * 10 * GST_MSECOND);
+  const GstClockTime huge = G_MAXUINT64 / 4;
+  gst_cuda_reduce_queue_push (&q, GUINT_TO_POINTER (2), 1, huge);
+  const GstClockTime held = gst_cuda_reduce_queue_held (&q, 64);
+  fail_unless (held == GST_CLOCK_TIME_NONE,
+      "held %" G_GUINT64_FORMAT " for buffers of %" G_GUINT64_FORMAT " ns",
+      held, huge);
+  gst_cuda_reduce_queue_drain (&q);
+  queue_finish (&q, pad);
+  fake_clear (&f);
+}
+
+GST_END_TEST;
+
 /* Three items whose complete is held for @held_usec, by a wait for the GPU
  * (@gpu_wait) or by something else, in a queue with @timeout: nothing is
  * given up on and all three are pushed. */
@@ -712,6 +830,8 @@ queue_suite (void)
   tcase_add_test (tc, test_queue_stops_at_a_failure);
   tcase_add_test (tc, test_queue_restarts_after_a_failure);
   tcase_add_test (tc, test_queue_gives_up_on_a_stuck_gpu);
+  tcase_add_test (tc, test_queue_stuck_callback_may_stop);
+  tcase_add_test (tc, test_queue_held_saturates);
   tcase_add_test (tc, test_queue_waits_within_the_timeout);
   tcase_add_test (tc, test_queue_hands_eos_to_its_task);
   tcase_add_test (tc, test_queue_counts_only_gpu_waits);
