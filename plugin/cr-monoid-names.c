@@ -7,10 +7,13 @@
 
 #include "cr-resources.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <gio/gio.h>
 #include <glib/gstdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #define BUILTIN_PREFIX "/org/freedesktop/gstreamer/cudareduce/monoids/"
 
@@ -65,45 +68,95 @@ cr_monoid_names_a_list (const gchar *name_or_path)
       && g_file_test (name_or_path, G_FILE_TEST_EXISTS));
 }
 
-/* Reading a FIFO waits for a writer, and a device such as /dev/zero never
- * ends: only regular files of a monoid's size are read. A path that
- * cannot be examined is left for the read to report. */
+/* A monoid file is far smaller than this; a larger one is refused rather
+ * than read (docs/monoids.md says so). */
 #define MONOID_FILE_MAX (1 << 20)
 
-static gboolean
-check_monoid_file (const gchar *path, GError **error)
+static const gchar *
+file_kind (mode_t mode)
 {
-  GStatBuf st;
-  if (g_stat (path, &st) != 0)
-    return TRUE;
-  if (!S_ISREG (st.st_mode)) {
+  if (S_ISFIFO (mode))
+    return "a FIFO";
+  if (S_ISDIR (mode))
+    return "a directory";
+  if (S_ISCHR (mode) || S_ISBLK (mode))
+    return "a device";
+  if (S_ISSOCK (mode))
+    return "a socket";
+  return "not a regular file";
+}
+
+/* Reads @path through one descriptor, so that what is checked is what is
+ * read: a name checked and then opened again could be swapped in between
+ * for a FIFO, whose read waits for a writer for ever. O_NONBLOCK makes
+ * opening a FIFO return at once; fstat then refuses it. */
+static gchar *
+read_monoid_file (const gchar *path, gsize *length, GError **error)
+{
+  gint fd = g_open (path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY, 0);
+  if (fd < 0) {
+    const gint saved = errno;
     g_set_error (error, CR_ERROR, CR_ERROR_MONOID_FILE,
-        "Cannot read the monoid file: %s is not a regular file", path);
-    return FALSE;
+        "Cannot read the monoid file: %s: %s", path, g_strerror (saved));
+    return NULL;
   }
-  if (st.st_size > MONOID_FILE_MAX) {
+  struct stat st;
+  gchar *data = NULL;
+  if (fstat (fd, &st) != 0) {
+    const gint saved = errno;
+    g_set_error (error, CR_ERROR, CR_ERROR_MONOID_FILE,
+        "Cannot read the monoid file: %s: %s", path, g_strerror (saved));
+  } else if (!S_ISREG (st.st_mode)) {
+    g_set_error (error, CR_ERROR, CR_ERROR_MONOID_FILE,
+        "Cannot read the monoid file: %s is %s, not a regular file; give "
+        "the path of a .monoid file",
+        path, file_kind (st.st_mode));
+  } else if (st.st_size > MONOID_FILE_MAX) {
     g_set_error (error, CR_ERROR, CR_ERROR_MONOID_FILE,
         "Cannot read the monoid file: %s is %" G_GINT64_FORMAT
-        " bytes, and a monoid file is at most %d",
+        " bytes, and a monoid file is at most %d (1 MiB)",
         path, (gint64)st.st_size, MONOID_FILE_MAX);
-    return FALSE;
+  } else {
+    /* One byte more than fstat said: a file that grew since is refused,
+     * not cut short. */
+    const gsize size = (gsize)st.st_size + 1;
+    data = g_malloc (size);
+    gsize got = 0;
+    while (got < size) {
+      const gssize n = read (fd, data + got, size - got);
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n < 0) {
+        const gint saved = errno;
+        g_set_error (error, CR_ERROR, CR_ERROR_MONOID_FILE,
+            "Cannot read the monoid file: %s: %s", path, g_strerror (saved));
+        g_clear_pointer (&data, g_free);
+        break;
+      }
+      if (n == 0)
+        break;
+      got += n;
+    }
+    if (data && got == size) {
+      g_set_error (error, CR_ERROR, CR_ERROR_MONOID_FILE,
+          "Cannot read the monoid file: %s grew while it was read; load it "
+          "again once it is written",
+          path);
+      g_clear_pointer (&data, g_free);
+    }
+    *length = got;
   }
-  return TRUE;
+  close (fd);
+  return data;
 }
 
 static CrMonoid *
 load_file (const gchar *path, GError **error)
 {
-  g_autofree gchar *contents = NULL;
   gsize length = 0;
-  g_autoptr (GError) io_error = NULL;
-  if (!check_monoid_file (path, error))
+  g_autofree gchar *contents = read_monoid_file (path, &length, error);
+  if (contents == NULL)
     return NULL;
-  if (!g_file_get_contents (path, &contents, &length, &io_error)) {
-    g_set_error (error, CR_ERROR, CR_ERROR_MONOID_FILE,
-        "Cannot read the monoid file: %s", io_error->message);
-    return NULL;
-  }
   return cr_monoid_new_from_data (contents, length, path, error);
 }
 
