@@ -3,15 +3,9 @@
 
 #include "cr-error.h"
 
-#include "cr-resources.h"
-
-#include <gio/gio.h>
-#include <glib/gstdio.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #define MONOID_GROUP "Monoid"
-#define BUILTIN_PREFIX "/org/freedesktop/gstreamer/cudareduce/monoids/"
 
 /* The one list of field names that are refused, and why. A field is a
  * struct member (Acc, Ctx, Out), so what breaks it is a word that means
@@ -431,119 +425,6 @@ cr_monoid_new_from_data (
   CrMonoidText text = { name, description, accumulator, context, output, load,
     combine, identity, finalize };
   return cr_monoid_new (&text, origin, error);
-}
-
-static gint
-compare_names (gconstpointer a, gconstpointer b)
-{
-  return strcmp (*(const gchar *const *)a, *(const gchar *const *)b);
-}
-
-gchar **
-cr_monoid_builtin_names (void)
-{
-  g_auto (GStrv) files =
-      g_resource_enumerate_children (cr_resources_get_resource (),
-          BUILTIN_PREFIX, G_RESOURCE_LOOKUP_FLAGS_NONE, NULL);
-  g_autoptr (GPtrArray) names = g_ptr_array_new ();
-
-  for (guint k = 0; files && files[k]; k++)
-    if (g_str_has_suffix (files[k], ".monoid"))
-      g_ptr_array_add (
-          names, g_strndup (files[k], strlen (files[k]) - strlen (".monoid")));
-  g_ptr_array_sort (names, compare_names);
-  g_ptr_array_add (names, NULL);
-  return (gchar **)g_ptr_array_free (g_steal_pointer (&names), FALSE);
-}
-
-static gboolean
-names_a_file (const gchar *name_or_path)
-{
-  return strchr (name_or_path, '/') != NULL
-      || g_str_has_suffix (name_or_path, ".monoid");
-}
-
-/* Reading a FIFO waits for a writer, and a device such as /dev/zero never
- * ends: only regular files of a monoid's size are read. A path that
- * cannot be examined is left for the read to report. */
-#define MONOID_FILE_MAX (1 << 20)
-
-static gboolean
-check_monoid_file (const gchar *path, GError **error)
-{
-  GStatBuf st;
-  if (g_stat (path, &st) != 0)
-    return TRUE;
-  if (!S_ISREG (st.st_mode)) {
-    g_set_error (error, CR_ERROR, CR_ERROR_MONOID_FILE,
-        "Cannot read the monoid file: %s is not a regular file", path);
-    return FALSE;
-  }
-  if (st.st_size > MONOID_FILE_MAX) {
-    g_set_error (error, CR_ERROR, CR_ERROR_MONOID_FILE,
-        "Cannot read the monoid file: %s is %" G_GINT64_FORMAT
-        " bytes, and a monoid file is at most %d",
-        path, (gint64)st.st_size, MONOID_FILE_MAX);
-    return FALSE;
-  }
-  return TRUE;
-}
-
-/* Members joined by '+', or one labelled member ("lo=count_gt", a '='
- * before any '/'); a file of that path stays one monoid. */
-gboolean
-cr_monoid_names_a_list (const gchar *name_or_path)
-{
-  if (strchr (name_or_path, '+') == NULL
-      && cr_member_label_end (name_or_path) == NULL)
-    return FALSE;
-  return !(names_a_file (name_or_path)
-      && g_file_test (name_or_path, G_FILE_TEST_EXISTS));
-}
-
-CrMonoid *
-cr_monoid_load (const gchar *name_or_path, GError **error)
-{
-  if (name_or_path == NULL || *name_or_path == '\0') {
-    g_set_error_literal (error, CR_ERROR, CR_ERROR_UNKNOWN_MONOID,
-        "No monoid is set; set the monoid property to a built-in name or "
-        "a .monoid file");
-    return NULL;
-  }
-  if (cr_monoid_names_a_list (name_or_path))
-    return cr_monoid_fuse (name_or_path, error);
-  if (names_a_file (name_or_path)) {
-    g_autofree gchar *contents = NULL;
-    gsize length = 0;
-    g_autoptr (GError) io_error = NULL;
-    if (!check_monoid_file (name_or_path, error))
-      return NULL;
-    if (!g_file_get_contents (name_or_path, &contents, &length, &io_error)) {
-      g_set_error (error, CR_ERROR, CR_ERROR_MONOID_FILE,
-          "Cannot read the monoid file: %s", io_error->message);
-      return NULL;
-    }
-    return cr_monoid_new_from_data (contents, length, name_or_path, error);
-  }
-
-  g_autofree gchar *path =
-      g_strconcat (BUILTIN_PREFIX, name_or_path, ".monoid", NULL);
-  g_autoptr (GBytes) bytes = g_resource_lookup_data (
-      cr_resources_get_resource (), path, G_RESOURCE_LOOKUP_FLAGS_NONE, NULL);
-  if (bytes == NULL) {
-    g_auto (GStrv) names = cr_monoid_builtin_names ();
-    g_autofree gchar *list = g_strjoinv (", ", names);
-    g_set_error (error, CR_ERROR, CR_ERROR_UNKNOWN_MONOID,
-        "There is no built-in monoid named \"%s\"; the built-ins are %s. "
-        "A path to a .monoid file must contain a '/' or end in .monoid",
-        name_or_path, list);
-    return NULL;
-  }
-  g_autofree gchar *origin =
-      g_strdup_printf ("built-in monoid %s", name_or_path);
-  gsize length = 0;
-  const gchar *data = g_bytes_get_data (bytes, &length);
-  return cr_monoid_new_from_data (data, length, origin, error);
 }
 
 GArray *

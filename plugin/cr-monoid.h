@@ -69,19 +69,12 @@ CrMonoid *cr_monoid_new (
 /* Parses the contents of a .monoid file. */
 CrMonoid *cr_monoid_new_from_data (
     const gchar *data, gsize length, const gchar *origin, GError **error);
-/* A built-in name ("sum") or a path to a .monoid file ("./my.monoid").
- * A name without '/' and not ending in ".monoid" is a built-in. A list
- * joined by '+', or a labelled member ("lo=count_gt"), that is not the
- * path of a file is a fused monoid. */
-CrMonoid *cr_monoid_load (const gchar *name_or_path, GError **error);
-/* Whether cr_monoid_load takes @name_or_path for a fused monoid. */
-gboolean cr_monoid_names_a_list (const gchar *name_or_path);
-/* Members joined by '+', each a built-in or a file, optionally labelled
- * "label=member" (the label is the member's name otherwise): "sumsq+minmax",
- * "lo=count_gt+hi=count_gt". */
-CrMonoid *cr_monoid_fuse (const gchar *list, GError **error);
-/* The '=' that ends the label of a member ("lo=count_gt"), or NULL. */
-const gchar *cr_member_label_end (const gchar *item);
+/* The monoids @members (CrMonoid) as one, each member's fields under its
+ * label in @labels (one per member, identifiers, NULL-terminated): its
+ * fields are "label.field". Labels must differ. Names are resolved by
+ * cr-monoid-names.h, which calls this. */
+CrMonoid *cr_monoid_fuse (
+    GPtrArray *members, const gchar *const *labels, GError **error);
 
 CrMonoid *cr_monoid_ref (CrMonoid *monoid);
 void cr_monoid_unref (CrMonoid *monoid);
@@ -89,9 +82,6 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (CrMonoid, cr_monoid_unref)
 
 /* The fields results have: Output when there is a Finalize, else Accumulator. */
 GArray *cr_monoid_result_fields (const CrMonoid *monoid);
-
-/* Names of the built-in monoids, sorted; free with g_strfreev. */
-gchar **cr_monoid_builtin_names (void);
 
 /* The field name without a fused member's "label.": "threshold" for
  * "lo.threshold". */

@@ -3,6 +3,8 @@
 
 #include "cr-error.h"
 
+#include "cr-monoid-names.h"
+
 #define DEFAULT_MONOID "sum"
 #define DEFAULT_THRESHOLD 0.0
 #define DEFAULT_DEVICE_ID -1

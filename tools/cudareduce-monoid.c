@@ -15,6 +15,7 @@
  * element's messages), 2 for a wrong command line. */
 #include "cr-compiler.h"
 #include "cr-cuda.h"
+#include "cr-monoid-names.h"
 #include "cr-nvrtc-facts.h"
 #include "cr-program.h"
 #include "cr-reducer.h"

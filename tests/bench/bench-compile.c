@@ -17,6 +17,7 @@
  * comes on top (bench-reduce measures the whole start there). */
 #include "cr-compiler.h"
 #include "cr-cuda.h"
+#include "cr-monoid-names.h"
 #include "cr-error.h"
 #include "cr-program.h"
 

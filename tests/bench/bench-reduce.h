@@ -3,6 +3,7 @@
 #pragma once
 
 #include "cr-cuda.h"
+#include "cr-monoid-names.h"
 #include "cr-program.h"
 #include "cr-reducer.h"
 

@@ -1,7 +1,7 @@
 /* cr-test-util.h: what the tests share. */
 #pragma once
 
-#include "cr-monoid.h"
+#include "cr-monoid-names.h"
 #include "cr-types.h"
 
 #include <gst/check/gstcheck.h>

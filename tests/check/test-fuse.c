@@ -133,6 +133,46 @@ GST_START_TEST (test_fused_refusals)
 
 GST_END_TEST;
 
+/* cr_monoid_fuse combines monoids already made, whatever made them: two
+ * inline monoids, which no name loads. */
+static CrMonoid *
+inline_counter (void)
+{
+  g_autoptr (GError) error = NULL;
+  const CrMonoidText text = { .name = "n",
+    .accumulator = "n:uint64",
+    .load = "Acc r; r.n = 1; return r;",
+    .combine = "Acc r; r.n = a.n + b.n; return r;",
+    .identity = "Acc r; r.n = 0; return r;" };
+  CrMonoid *m = cr_monoid_new (&text, CR_MONOID_INLINE_ORIGIN, &error);
+  fail_unless (m != NULL, "%s", error ? error->message : "");
+  return m;
+}
+
+GST_START_TEST (test_fuse_made_monoids)
+{
+  g_autoptr (GPtrArray) members =
+      g_ptr_array_new_with_free_func ((GDestroyNotify)cr_monoid_unref);
+  g_ptr_array_add (members, inline_counter ());
+  g_ptr_array_add (members, inline_counter ());
+  const gchar *const labels[] = { "a", "b", NULL };
+  g_autoptr (GError) error = NULL;
+  g_autoptr (CrMonoid) m = cr_monoid_fuse (members, labels, &error);
+  fail_unless (m != NULL, "%s", error ? error->message : "");
+  fail_unless_equals_string (m->name, "a=n+b=n");
+  assert_names (cr_monoid_result_fields (m), "a.n;b.n");
+
+  const gchar *const same[] = { "a", "a", NULL };
+  g_autoptr (CrMonoid) twice = cr_monoid_fuse (members, same, &error);
+  fail_unless (twice == NULL);
+  fail_unless (g_error_matches (error, CR_ERROR, CR_ERROR_FIELDS));
+  fail_unless (
+      strstr (error->message, "two members are labelled \"a\"") != NULL, "%s",
+      error->message);
+}
+
+GST_END_TEST;
+
 static gchar *
 write_monoid (const gchar *dir, const gchar *file, const gchar *name)
 {
@@ -583,6 +623,7 @@ fuse_suite (void)
   tcase_add_test (tc, test_fused_labels);
   tcase_add_test (tc, test_fused_refusals);
   tcase_add_test (tc, test_fused_files);
+  tcase_add_test (tc, test_fuse_made_monoids);
   tcase_add_test (tc, test_fused_context);
   tcase_add_test (tc, test_fused_accumulator_limit);
   tcase_add_test (tc, test_fused_on_the_host);

@@ -7,7 +7,9 @@
 
 #include <glib/gstdio.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 static const gchar *good_file =
     "[Monoid]\n"
@@ -222,6 +224,102 @@ GST_START_TEST (test_load_by_name_and_path)
   g_unlink (fifo);
   g_unlink (large);
   g_rmdir (dir);
+}
+
+GST_END_TEST;
+
+/* A file swapped for a FIFO between a check of its name and the read of
+ * it: the loader must not block. One thread keeps renaming a regular file
+ * and a FIFO (hard links of both) onto the path; another loads it. */
+typedef struct {
+  gchar *path, *regular, *fifo, *link;
+  gint stop;
+  GMutex lock;
+  GCond cond;
+  gboolean done;
+  guint loads;
+} Swap;
+
+static gpointer
+swap_files (gpointer data)
+{
+  Swap *s = data;
+  for (guint k = 0; !g_atomic_int_get (&s->stop); k++) {
+    fail_unless (link (k % 2 ? s->fifo : s->regular, s->link) == 0);
+    fail_unless (g_rename (s->link, s->path) == 0);
+    /* rename does nothing when both names are links of one file. */
+    g_unlink (s->link);
+  }
+  return NULL;
+}
+
+static gpointer
+load_swapped (gpointer data)
+{
+  Swap *s = data;
+  const gint64 end = g_get_monotonic_time () + G_TIME_SPAN_SECOND * 3 / 2;
+  guint loads = 0;
+  while (g_get_monotonic_time () < end) {
+    g_autoptr (GError) error = NULL;
+    g_autoptr (CrMonoid) m = cr_monoid_load (s->path, &error);
+    if (g_atomic_int_get (&s->stop))
+      break; /* released from a FIFO: the main thread reports it */
+    fail_unless (m || g_error_matches (error, CR_ERROR, CR_ERROR_MONOID_FILE),
+        "%s", error ? error->message : "");
+    loads++;
+  }
+  g_mutex_lock (&s->lock);
+  s->loads = loads;
+  s->done = TRUE;
+  g_cond_signal (&s->cond);
+  g_mutex_unlock (&s->lock);
+  return NULL;
+}
+
+GST_START_TEST (test_file_swapped_for_a_fifo)
+{
+  g_autofree gchar *dir = g_dir_make_tmp ("cr-monoid-XXXXXX", NULL);
+  Swap s = { .path = g_build_filename (dir, "swapped.monoid", NULL),
+    .regular = g_build_filename (dir, "regular", NULL),
+    .fifo = g_build_filename (dir, "fifo", NULL),
+    .link = g_build_filename (dir, "link", NULL) };
+  fail_unless (g_file_set_contents (s.regular, good_file, -1, NULL));
+  fail_unless (mkfifo (s.fifo, 0600) == 0);
+  fail_unless (link (s.regular, s.path) == 0);
+  g_mutex_init (&s.lock);
+  g_cond_init (&s.cond);
+
+  GThread *swapper = g_thread_new ("swap", swap_files, &s);
+  GThread *loader = g_thread_new ("load", load_swapped, &s);
+  const gint64 deadline = g_get_monotonic_time () + 10 * G_TIME_SPAN_SECOND;
+  g_mutex_lock (&s.lock);
+  while (!s.done && g_cond_wait_until (&s.cond, &s.lock, deadline))
+    ;
+  const gboolean blocked = !s.done;
+  g_mutex_unlock (&s.lock);
+  g_atomic_int_set (&s.stop, 1);
+  g_thread_join (swapper);
+  /* A writer that comes and goes releases a reader blocked on the FIFO
+   * (its read then sees the end), so that a failure ends. */
+  if (blocked) {
+    gint writer = open (s.fifo, O_WRONLY | O_NONBLOCK);
+    if (writer >= 0)
+      close (writer);
+  }
+  g_thread_join (loader);
+  fail_if (blocked, "loading %s blocked on a FIFO", s.path);
+  fail_unless (s.loads > 0);
+
+  g_unlink (s.path);
+  g_unlink (s.regular);
+  g_unlink (s.fifo);
+  g_rmdir (dir);
+  g_free (s.path);
+  g_free (s.regular);
+  g_free (s.fifo);
+  g_free (s.link);
+  g_mutex_clear (&s.lock);
+  g_cond_clear (&s.cond);
 }
 
 GST_END_TEST;
@@ -595,6 +693,7 @@ monoid_suite (void)
   tcase_add_test (tc, test_not_a_monoid_file);
   tcase_add_test (tc, test_builtins);
   tcase_add_test (tc, test_load_by_name_and_path);
+  tcase_add_test (tc, test_file_swapped_for_a_fifo);
   tcase_add_test (tc, test_inline_text);
   tcase_add_test (tc, test_layout);
   tcase_add_test (tc, test_pack_context);

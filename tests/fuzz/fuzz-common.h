@@ -3,7 +3,7 @@
  * goes through (its layouts and the CUDA source generated from it). */
 #pragma once
 
-#include "cr-monoid.h"
+#include "cr-monoid-names.h"
 #include "cr-program.h"
 
 #include <stddef.h>
