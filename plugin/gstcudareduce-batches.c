@@ -2,17 +2,13 @@
  * ones. */
 #include "gstcudareduce-batches.h"
 
-#include "gstcudareduce-error.h"
-
 GST_DEBUG_CATEGORY_EXTERN (gst_cuda_reduce_debug);
 #define GST_CAT_DEFAULT gst_cuda_reduce_debug
 
 void
-gst_cuda_reduce_batches_init (
-    GstCudaReduceBatches *b, GstElement *element, GstCudaReduceQueue *queue)
+gst_cuda_reduce_batches_init (GstCudaReduceBatches *b, GstElement *element)
 {
   b->element = element;
-  b->queue = queue;
   g_mutex_init (&b->lock);
   g_mutex_init (&b->launch_lock);
   b->reducer = NULL;
@@ -28,9 +24,9 @@ gst_cuda_reduce_batches_clear (GstCudaReduceBatches *b)
 }
 
 /* Hands @job, launched (or NULL: not, for @launch_error, taken), to the
- * reductions of @pendings waiting for it. Errors are posted by the caller,
- * once no lock of the element's is held: a bus sync handler may stop the
- * pipeline from the posting thread. */
+ * reductions of @pendings waiting for it. Errors are posted by those who
+ * called the batches, once no lock of the element's is held: a bus sync
+ * handler may stop the pipeline from the posting thread. */
 static gboolean
 hand_out_job (GstCudaReduceBatches *b, GPtrArray *pendings, CrJob *job,
     GError *launch_error, GError **error)
@@ -47,7 +43,6 @@ hand_out_job (GstCudaReduceBatches *b, GPtrArray *pendings, CrJob *job,
     g_atomic_int_set (&p->gathered, FALSE);
   }
   if (job == NULL) {
-    gst_cuda_reduce_queue_fail (b->queue);
     g_propagate_error (error, launch_error);
     return FALSE;
   }
@@ -257,22 +252,19 @@ gboolean
 gst_cuda_reduce_batches_submit (GstCudaReduceBatches *b,
     CrReducer *const *reducers, GstCudaReducePending *p,
     const CrHostRegion *regions, GArray *slices, const guint8 *ctx,
-    const GstSegment *segment, guint *cost)
+    const GstSegment *segment, guint *cost, GError **error)
 {
   gboolean ok = TRUE, launches = FALSE;
-  g_autoptr (GError) error = NULL;
 
   g_mutex_lock (&b->lock);
   for (guint k = 0; ok && k < slices->len; k++)
     ok = submit_slice (b, reducers, p, regions,
         &g_array_index (slices, GstCudaReduceSlice, k), ctx, segment, &launches,
-        &error);
+        error);
   /* Its gathered reductions read its memory: never launch them. */
   if (!ok && p->gathered)
     drop_locked (b);
   g_mutex_unlock (&b->lock);
-  if (!ok)
-    gst_cuda_reduce_post_error (b->element, error, NULL);
   *cost = launches ? 1 : 0;
   return ok;
 }
@@ -290,15 +282,11 @@ gst_cuda_reduce_batches_would_join (
 }
 
 gboolean
-gst_cuda_reduce_batches_launch (GstCudaReduceBatches *b)
+gst_cuda_reduce_batches_launch (GstCudaReduceBatches *b, GError **error)
 {
-  g_autoptr (GError) error = NULL;
-
   g_mutex_lock (&b->lock);
-  gboolean ok = launch_full (b, FALSE, &error);
+  gboolean ok = launch_full (b, FALSE, error);
   g_mutex_unlock (&b->lock);
-  if (!ok)
-    gst_cuda_reduce_post_error (b->element, error, NULL);
   return ok;
 }
 
@@ -309,27 +297,24 @@ gst_cuda_reduce_batches_launch (GstCudaReduceBatches *b)
 GstFlowReturn
 gst_cuda_reduce_batches_complete (GstCudaReduceBatches *b,
     GstCudaReducePending *p, gboolean may_wait,
-    const GstCudaReduceOutputs *outputs)
+    const GstCudaReduceOutputs *outputs, GError **error)
 {
   if (g_atomic_int_get (&p->gathered)) {
     if (!may_wait)
       return GST_CUDA_REDUCE_QUEUE_WOULD_WAIT;
     /* Launched while the streaming thread gathers the next batch. */
-    g_autoptr (GError) error = NULL;
     g_mutex_lock (&b->lock);
-    if (!p->gathered) {
+    if (!p->gathered)
       g_mutex_unlock (&b->lock);
-    } else if (!launch_full (b, TRUE, &error)) {
-      gst_cuda_reduce_post_error (b->element, error, NULL);
+    else if (!launch_full (b, TRUE, error))
       return GST_FLOW_ERROR;
-    }
   }
   for (guint k = 0; !may_wait && k < p->reductions->len; k++) {
     CrJob *job = g_array_index (p->reductions, GstCudaReduceReduction, k).job;
     if (job && !cr_job_is_finished (job))
       return GST_CUDA_REDUCE_QUEUE_WOULD_WAIT;
   }
-  return gst_cuda_reduce_pending_complete (p, outputs);
+  return gst_cuda_reduce_pending_complete (p, outputs, error);
 }
 
 void

@@ -26,15 +26,14 @@ G_BEGIN_DECLS
 
 typedef struct {
   GstElement *element; /* whose errors are posted */
-  GstCudaReduceQueue *queue; /* refuses buffers after a failed launch */
   GMutex lock;
   GMutex launch_lock;
   CrReducer *reducer; /* whose batch is open, or NULL */
   GPtrArray *pendings; /* GstCudaReducePending with reductions in it */
 } GstCudaReduceBatches;
 
-void gst_cuda_reduce_batches_init (GstCudaReduceBatches *batches,
-    GstElement *element, GstCudaReduceQueue *queue);
+void gst_cuda_reduce_batches_init (
+    GstCudaReduceBatches *batches, GstElement *element);
 void gst_cuda_reduce_batches_clear (GstCudaReduceBatches *batches);
 
 /* The streaming thread: submits, or gathers into the open batch, the
@@ -42,28 +41,29 @@ void gst_cuda_reduce_batches_clear (GstCudaReduceBatches *batches);
  * of p->layout, of @regions[part] on @reducers[part->reducer], with
  * context @ctx. @regions NULL: no data, only the end of an interval.
  * @segment gives the results' stream and running times. Sets *@cost to
- * the launches it started (0 or 1). Posts the error on failure, and then
- * forgets the open batch if @p is in it. */
+ * the launches it started (0 or 1). On failure sets @error and forgets
+ * the open batch if @p is in it; the buffers of a batch that failed to
+ * launch complete with GST_FLOW_ERROR. */
 gboolean gst_cuda_reduce_batches_submit (GstCudaReduceBatches *batches,
     CrReducer *const *reducers, GstCudaReducePending *p,
     const CrHostRegion *regions, GArray *slices, const guint8 *ctx,
-    const GstSegment *segment, guint *cost);
+    const GstSegment *segment, guint *cost, GError **error);
 
 /* Whether a buffer of @size bytes for @reducer would join the open batch,
  * costing no launch of its own. */
 gboolean gst_cuda_reduce_batches_would_join (
     GstCudaReduceBatches *batches, const CrReducer *reducer, gsize size);
 
-/* Launches the open batch, if any (before a change of monoid). Posts the
- * error on failure. */
-gboolean gst_cuda_reduce_batches_launch (GstCudaReduceBatches *batches);
+/* Launches the open batch, if any (before a change of monoid). */
+gboolean gst_cuda_reduce_batches_launch (
+    GstCudaReduceBatches *batches, GError **error);
 
-/* The results thread: @p's results (queue funcs.complete), launching
- * the batch it waits for first, unless someone has, if @may_wait. Posts
- * errors with no lock held. */
+/* The results thread: @p's results (the queue's funcs.complete),
+ * launching the batch it waits for first, unless someone has, if
+ * @may_wait. */
 GstFlowReturn gst_cuda_reduce_batches_complete (GstCudaReduceBatches *batches,
     GstCudaReducePending *p, gboolean may_wait,
-    const GstCudaReduceOutputs *outputs);
+    const GstCudaReduceOutputs *outputs, GError **error);
 
 /* Forgets the open batch (a flush, stopping): its buffers are dropped
  * with the queue, or complete with an error. */

@@ -313,8 +313,8 @@ read_values (const GstCudaReducePending *p, const GstCudaReduceReduction *r,
 }
 
 GstFlowReturn
-gst_cuda_reduce_pending_complete (
-    GstCudaReducePending *p, const GstCudaReduceOutputs *outputs)
+gst_cuda_reduce_pending_complete (GstCudaReducePending *p,
+    const GstCudaReduceOutputs *outputs, GError **error)
 {
   const GstCudaReduceLayout *layout = p->layout;
   const gsize size = MAX (p->program->out.size, 1);
@@ -330,19 +330,14 @@ gst_cuda_reduce_pending_complete (
   for (guint k = 0; k < p->reductions->len; k++) {
     GstCudaReduceReduction *r =
         &g_array_index (p->reductions, GstCudaReduceReduction, k);
-    g_autoptr (GError) error = NULL;
     /* A batch that failed to launch has posted its error already. */
     if (r->job == NULL)
       return GST_FLOW_ERROR;
-    gst_cuda_reduce_queue_waits_for_gpu (outputs->queue, TRUE);
-    const gboolean done = cr_job_wait (r->job, &error);
-    gst_cuda_reduce_queue_waits_for_gpu (outputs->queue, FALSE);
-    if (!done) {
-      /* Refuse further buffers before anyone can see the error. */
-      gst_cuda_reduce_queue_fail (outputs->queue);
-      gst_cuda_reduce_post_error (outputs->element, error, NULL);
+    gst_cuda_reduce_watchdog_mark (outputs->watch, TRUE);
+    const gboolean done = cr_job_wait (r->job, error);
+    gst_cuda_reduce_watchdog_mark (outputs->watch, FALSE);
+    if (!done)
       return GST_FLOW_ERROR;
-    }
     if (r->keeps)
       read_values (p, r, channels, &values);
     if (!r->emit)

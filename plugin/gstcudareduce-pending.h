@@ -7,7 +7,7 @@
 #include "gstcudareduce-caps.h"
 #include "gstcudareduce-layout.h"
 #include "gstcudareduce-props.h"
-#include "gstcudareduce-queue.h"
+#include "gstcudareduce-watchdog.h"
 
 #include <gst/gst.h>
 #include <gst/video/video.h>
@@ -68,17 +68,18 @@ gboolean gst_cuda_reduce_pending_map (GstCudaReducePending *pending,
 typedef struct {
   GstElement *element; /* posts messages and errors */
   GstPad *srcpad;
-  GstCudaReduceQueue *queue; /* refuses buffers after a GPU error */
+  GstCudaReduceWatch *watch; /* told of the waits for the GPU */
 } GstCudaReduceOutputs;
 
 /* Registers GST_CUDA_REDUCE_META_NAME's meta, once, before use. */
 void gst_cuda_reduce_meta_register (void);
 
 /* Waits for @pending's reductions (every one launched by now) and posts
- * their results, and in tensor mode makes their buffers. Posts the error
- * when the GPU failed. */
-GstFlowReturn gst_cuda_reduce_pending_complete (
-    GstCudaReducePending *pending, const GstCudaReduceOutputs *outputs);
+ * their results, and in tensor mode makes their buffers. GST_FLOW_ERROR
+ * with @error when the GPU failed; without, when a launch failed (its
+ * error is posted). */
+GstFlowReturn gst_cuda_reduce_pending_complete (GstCudaReducePending *pending,
+    const GstCudaReduceOutputs *outputs, GError **error);
 /* Pushes the completed @pending's buffer, or its tensors, downstream, and
  * frees it. @completed: what completing it returned. */
 GstFlowReturn gst_cuda_reduce_pending_push (GstCudaReducePending *pending,

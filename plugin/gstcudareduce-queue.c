@@ -2,6 +2,8 @@
  * source pad's task. */
 #include "gstcudareduce-queue.h"
 
+#include "gstcudareduce-error.h"
+
 #include <string.h>
 
 GST_DEBUG_CATEGORY_EXTERN (gst_cuda_reduce_debug);
@@ -113,6 +115,24 @@ give_up (GstClockTime waited, gpointer data)
   g_mutex_unlock (&q->lock);
 }
 
+/* Refuses further items, then posts @error (taken) as the pad's
+ * element's: nobody sees the error before the streaming thread is
+ * refused. With no lock held, for a bus sync handler that stops the
+ * pipeline. */
+static void
+fail_with (GstCudaReduceQueue *q, GError *error)
+{
+  gst_cuda_reduce_queue_fail (q);
+  GstElement *element = gst_pad_get_parent_element (q->pad);
+  if (element) {
+    gst_cuda_reduce_post_error (element, error, NULL);
+    gst_object_unref (element);
+  } else {
+    GST_ERROR_OBJECT (q->pad, "%s", error->message);
+  }
+  g_error_free (error);
+}
+
 /* An entry that will not be pushed on: out of the accounting. */
 static void
 forget (GstCudaReduceQueue *q, Entry *e)
@@ -186,7 +206,10 @@ results_loop (gpointer data)
     gboolean go_on = TRUE;
     while (go_on && k < n) {
       e = run[k];
-      e->result = q->funcs.complete (e->item, k == done, q->user_data);
+      GError *error = NULL;
+      e->result = q->funcs.complete (e->item, k == done, q->user_data, &error);
+      if (error)
+        fail_with (q, error);
       if (e->result == GST_CUDA_REDUCE_QUEUE_WOULD_WAIT) {
         g_mutex_lock (&q->lock);
         go_on = publish_locked (q, run + done, k - done);
@@ -508,12 +531,6 @@ gst_cuda_reduce_queue_held (GstCudaReduceQueue *q, guint per_launch)
   if (buffers > 0 && duration > (GST_CLOCK_TIME_NONE - 1) / buffers)
     return GST_CLOCK_TIME_NONE;
   return duration * buffers;
-}
-
-void
-gst_cuda_reduce_queue_waits_for_gpu (GstCudaReduceQueue *q, gboolean waits)
-{
-  gst_cuda_reduce_watchdog_mark (&q->watch, waits);
 }
 
 gboolean

@@ -37,7 +37,7 @@ typedef struct {
    * one that would wait are handed on first, so that none waits for a
    * later item's GPU work. */
   GstFlowReturn (*complete) (
-      gpointer item, gboolean may_wait, gpointer user_data);
+      gpointer item, gboolean may_wait, gpointer user_data, GError **error);
   /* Pushes a completed @item downstream, given what complete returned,
    * and frees it. */
   GstFlowReturn (*push) (
@@ -142,12 +142,6 @@ void gst_cuda_reduce_queue_drain (GstCudaReduceQueue *queue);
 /* Frees what has not left (unless the queue gave up on the GPU: then it
  * is left alone, as the GPU may still read it). */
 void gst_cuda_reduce_queue_drop (GstCudaReduceQueue *queue);
-
-/* Around complete's waits for the GPU, on the results thread: the time
- * the watchdog measures against the timeout. Only the GPU's time counts,
- * not a bus sync handler's, say. */
-void gst_cuda_reduce_queue_waits_for_gpu (
-    GstCudaReduceQueue *queue, gboolean waits);
 
 /* Whether the queue gave up on a GPU that did not finish (funcs.stuck). */
 gboolean gst_cuda_reduce_queue_abandoned (GstCudaReduceQueue *queue);

@@ -78,6 +78,15 @@ gst_cuda_reduce_stream_reset (GstCudaReduceStream *s)
   gst_cuda_reduce_window_reset (&s->window);
 }
 
+/* The batches failed: further buffers are refused before anyone sees
+ * why. */
+static void
+batches_failed (GstCudaReduceStream *s, const GError *error)
+{
+  gst_cuda_reduce_queue_fail (s->queue);
+  gst_cuda_reduce_post_error (s->element, error, NULL);
+}
+
 /* The CUDA context: frames in CUDA memory can be read only in the context
  * that holds them. */
 
@@ -101,7 +110,8 @@ move_to_context (GstCudaReduceStream *s, gpointer shared, GstObject *owner)
     gst_cuda_reduce_post_error (s->element, error, NULL);
     return FALSE;
   }
-  gst_cuda_reduce_batches_launch (s->batches);
+  if (!gst_cuda_reduce_batches_launch (s->batches, &error))
+    batches_failed (s, error);
   gst_cuda_reduce_queue_drain (s->queue);
   if (gst_cuda_reduce_queue_abandoned (s->queue)) {
     /* The old context's GPU work never finished (the error is posted):
@@ -222,8 +232,10 @@ follow_monoid (GstCudaReduceStream *s)
     gst_cuda_reduce_post_error (s->element, error, NULL);
     return FALSE;
   }
-  if (!gst_cuda_reduce_batches_launch (s->batches))
+  if (!gst_cuda_reduce_batches_launch (s->batches, &error)) {
+    batches_failed (s, error);
     return FALSE;
+  }
   return gst_cuda_reduce_programs_use (
       &s->programs, s->element, monoid, s->caps.format.type, s->caps.layout);
 }
@@ -278,6 +290,7 @@ static GstCudaReducePending *
 submit_mapped (GstCudaReduceStream *s, GstCudaReducePending *p, GstBuffer *buf,
     const CrHostRegion *regions, const guint8 *ctx, guint *cost)
 {
+  g_autoptr (GError) error = NULL;
   const CrInputFormat *f = &s->caps.format;
   const gsize elem = cr_type_size (f->type);
   /* Video windows count frames; the layout knows each part's rows. */
@@ -307,7 +320,8 @@ submit_mapped (GstCudaReduceStream *s, GstCudaReducePending *p, GstBuffer *buf,
   gst_cuda_reduce_window_cut (&s->window, &input, s->slices);
   if (!gst_cuda_reduce_batches_submit (s->batches,
           gst_cuda_reduce_programs_reducers (&s->programs), p, regions,
-          s->slices, ctx, segment_of (s), cost)) {
+          s->slices, ctx, segment_of (s), cost, &error)) {
+    batches_failed (s, error);
     gst_cuda_reduce_window_reset (&s->window);
     gst_cuda_reduce_pending_free (p);
     return NULL;
@@ -358,6 +372,7 @@ gst_cuda_reduce_stream_submit (GstCudaReduceStream *s, GstBuffer *buf,
 GstCudaReducePending *
 gst_cuda_reduce_stream_submit_rest (GstCudaReduceStream *s, guint *cost)
 {
+  g_autoptr (GError) error = NULL;
   const CrInputFormat *f = &s->caps.format;
   GstCudaReduceSlice slice;
 
@@ -370,7 +385,8 @@ gst_cuda_reduce_stream_submit_rest (GstCudaReduceStream *s, guint *cost)
   g_array_append_val (s->slices, slice);
   if (!gst_cuda_reduce_batches_submit (s->batches,
           gst_cuda_reduce_programs_reducers (&s->programs), p, NULL, s->slices,
-          s->programs.context.bytes, segment_of (s), cost)) {
+          s->programs.context.bytes, segment_of (s), cost, &error)) {
+    batches_failed (s, error);
     gst_cuda_reduce_pending_free (p);
     return NULL;
   }

@@ -292,19 +292,20 @@ get_outputs (GstCudaReduce *self, GstCudaReduceOutputs *outputs)
 {
   outputs->element = GST_ELEMENT (self);
   outputs->srcpad = GST_BASE_TRANSFORM_SRC_PAD (self);
-  outputs->queue = &self->queue;
+  outputs->watch = &self->queue.watch;
 }
 
 /* The results thread: one pending buffer's results. */
 static GstFlowReturn
-complete_pending (gpointer item, gboolean may_wait, gpointer data)
+complete_pending (
+    gpointer item, gboolean may_wait, gpointer data, GError **error)
 {
   GstCudaReduce *self = data;
   GstCudaReduceOutputs outputs;
 
   get_outputs (self, &outputs);
   return gst_cuda_reduce_batches_complete (
-      &self->batches, item, may_wait, &outputs);
+      &self->batches, item, may_wait, &outputs, error);
 }
 
 /* The source pad's task: one completed pending buffer, pushed. */
@@ -609,8 +610,7 @@ gst_cuda_reduce_init (GstCudaReduce *self)
   GstPad *srcpad = GST_BASE_TRANSFORM_SRC_PAD (self);
 
   gst_cuda_reduce_props_init (&self->props);
-  gst_cuda_reduce_batches_init (
-      &self->batches, GST_ELEMENT (self), &self->queue);
+  gst_cuda_reduce_batches_init (&self->batches, GST_ELEMENT (self));
   gst_cuda_reduce_stream_init (&self->stream, GST_ELEMENT (self), &self->props,
       &self->cuda, &self->batches, &self->queue);
   gst_cuda_reduce_queue_init (&self->queue, srcpad, &queue_funcs, self);

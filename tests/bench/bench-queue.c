@@ -17,7 +17,7 @@
 GST_DEBUG_CATEGORY (gst_cuda_reduce_debug);
 
 static GstFlowReturn
-complete (gpointer item, gboolean may_wait, gpointer data)
+complete (gpointer item, gboolean may_wait, gpointer data, GError **error)
 {
   return GST_FLOW_OK;
 }

@@ -27,7 +27,7 @@ typedef struct {
 } Fake;
 
 static GstFlowReturn
-fake_complete (gpointer item, gboolean may_wait, gpointer data)
+fake_complete (gpointer item, gboolean may_wait, gpointer data, GError **error)
 {
   Fake *f = data;
   guint n = GPOINTER_TO_UINT (item);
@@ -40,11 +40,11 @@ fake_complete (gpointer item, gboolean may_wait, gpointer data)
   }
   /* At the gate complete waits as for the GPU. */
   if (f->queue)
-    gst_cuda_reduce_queue_waits_for_gpu (f->queue, TRUE);
+    gst_cuda_reduce_watchdog_mark (&f->queue->watch, TRUE);
   while (!f->gate_open && n >= f->gate_from)
     g_cond_wait (&f->cond, &f->lock);
   if (f->queue)
-    gst_cuda_reduce_queue_waits_for_gpu (f->queue, FALSE);
+    gst_cuda_reduce_watchdog_mark (&f->queue->watch, FALSE);
   g_array_append_val (f->completed, n);
   g_mutex_unlock (&f->lock);
   return n == f->fail_at ? GST_FLOW_ERROR : GST_FLOW_OK;
