@@ -302,6 +302,20 @@ lookup_entry (CrCache *cache, const gchar *key, guint32 *kind, GError **error)
   } else if (st.st_uid != geteuid ()) {
     g_set_error (error, CR_CACHE_ERROR, CR_CACHE_ERROR_UNSAFE,
         "%s is owned by uid %u, not by this user", path, (guint)st.st_uid);
+  } else if (st.st_mode & (S_IWGRP | S_IWOTH)) {
+    /* The checksum is no secret: whoever may write the file may write a
+     * valid entry. Storing the compiled image replaces it (mode 0600). */
+    g_set_error (error, CR_CACHE_ERROR, CR_CACHE_ERROR_UNSAFE,
+        "%s is writable by its group or others (mode %04o): not loaded, "
+        "compiled again and replaced",
+        path, (guint)(st.st_mode & 07777));
+  } else if (st.st_nlink > 1) {
+    /* Another name of the same file may be in a directory others can
+     * write to; the store renames a new file over this name alone. */
+    g_set_error (error, CR_CACHE_ERROR, CR_CACHE_ERROR_UNSAFE,
+        "%s has %u hard links, so another name could change it: not "
+        "loaded, compiled again and replaced",
+        path, (guint)st.st_nlink);
   } else if (st.st_size > CR_CACHE_MAX_ENTRY) {
     g_set_error (error, CR_CACHE_ERROR, CR_CACHE_ERROR_TOO_LARGE,
         "%s is %" G_GINT64_FORMAT " bytes, over the %d allowed", path,

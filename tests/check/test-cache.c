@@ -453,6 +453,58 @@ GST_START_TEST (test_entry_of_another_user)
 
 GST_END_TEST;
 
+/* An entry others may write to could be rewritten, checksum and all (the
+ * checksum is no secret): it is a miss, and storing replaces it with one of
+ * mode 0600. */
+GST_START_TEST (test_entry_writable_by_others)
+{
+  g_autofree gchar *dir = cr_test_make_dir ("cr-cache");
+  g_autoptr (CrCache) cache = open_cache (dir);
+  g_autofree gchar *key = key_of ("writable");
+  g_autofree gchar *path = cr_cache_entry_path (cache, key);
+  const guint modes[] = { 0620, 0602, 0666 };
+  for (guint k = 0; k < G_N_ELEMENTS (modes); k++) {
+    store (cache, key, "an image");
+    fail_unless (g_chmod (path, modes[k]) == 0);
+    assert_miss (cache, key, CR_CACHE_ERROR_UNSAFE);
+    store (cache, key, "an image");
+    GStatBuf st;
+    fail_unless (g_stat (path, &st) == 0);
+    fail_unless_equals_int (st.st_mode & 0777, 0600);
+    assert_hit (cache, key, "an image");
+  }
+  /* Readable by others is fine. */
+  fail_unless (g_chmod (path, 0644) == 0);
+  assert_hit (cache, key, "an image");
+  cr_test_remove_dir (dir);
+}
+
+GST_END_TEST;
+
+/* A hard link is another name for the entry, which may be in a directory
+ * others can write to: an entry of more than one link is a miss, and
+ * storing replaces this name alone. */
+GST_START_TEST (test_hard_linked_entry)
+{
+  g_autofree gchar *dir = cr_test_make_dir ("cr-cache");
+  g_autoptr (CrCache) cache = open_cache (dir);
+  g_autofree gchar *key = key_of ("linked");
+  store (cache, key, "an image");
+  g_autofree gchar *path = cr_cache_entry_path (cache, key);
+  g_autofree gchar *other = g_build_filename (dir, "other name", NULL);
+  fail_unless (link (path, other) == 0, "%s", g_strerror (errno));
+
+  assert_miss (cache, key, CR_CACHE_ERROR_UNSAFE);
+  store (cache, key, "another image");
+  assert_hit (cache, key, "another image");
+  GStatBuf st;
+  fail_unless (g_stat (other, &st) == 0);
+  fail_unless_equals_int (st.st_nlink, 1);
+  cr_test_remove_dir (dir);
+}
+
+GST_END_TEST;
+
 /* Keys become file names: anything but a digest is a programming error. */
 GST_START_TEST (test_key_must_be_a_digest)
 {
@@ -693,6 +745,8 @@ cache_suite (void)
   tcase_add_test (entries, test_corrupt_entry);
   tcase_add_test (entries, test_format_1_entry);
   tcase_add_test (entries, test_entry_of_another_user);
+  tcase_add_test (entries, test_entry_writable_by_others);
+  tcase_add_test (entries, test_hard_linked_entry);
   tcase_add_test (entries, test_key_must_be_a_digest);
   TCase *dirs = tcase_create ("directory");
   suite_add_tcase (s, dirs);
