@@ -228,22 +228,29 @@ cr_compile (const gchar *source, gint arch, CrCompileFlags flags,
   if (facts == NULL)
     return NULL;
   g_auto (CompileSetup) setup = { 0 };
-  if (!setup_from (&setup, facts, source, arch, cache != NULL, error))
+  /* With facts from a note, no target that fits may mean a wrong note:
+   * that is decided below, once NVRTC is open. */
+  g_autoptr (GError) no_target = NULL;
+  const gboolean set = setup_from (
+      &setup, facts, source, arch, cache != NULL, rtc ? error : &no_target);
+  if (!set && rtc)
     return NULL;
 
   g_autoptr (CrCompiled) c = g_new0 (CrCompiled, 1);
   const gboolean lookup = cache && !(flags & CR_COMPILE_REFRESH);
-  if (lookup)
+  if (set && lookup)
     c->image = cache_lookup (cache, setup.key, setup.want_ptx);
   if (c->image == NULL && rtc == NULL) {
     /* The facts came from a note, and NVRTC is opened to compile: if the
-     * note was wrong, so were the target and the key. */
+     * note was wrong, so were the target and the key. A wrong note costs
+     * this one miss, and is rewritten. */
     if ((rtc = cr_cuda_nvrtc (error)) == NULL)
       return NULL;
     g_autoptr (CrNvrtcFacts) actual = cr_nvrtc_facts_of (rtc);
     if (!cr_nvrtc_facts_equal (actual, facts)) {
-      g_debug ("NVRTC %s is not as noted in the cache (%s): noted again",
-          actual->version, facts->version);
+      g_debug ("NVRTC %s is not as noted in the cache (%s%s): noted again",
+          actual->version, facts->version,
+          set ? "" : ", without a target for this GPU");
       g_autoptr (GError) why = NULL;
       if (!cr_nvrtc_facts_note (cache, actual, &why))
         g_debug ("NVRTC's facts not noted in the cache: %s", why->message);
@@ -251,6 +258,9 @@ cr_compile (const gchar *source, gint arch, CrCompileFlags flags,
         return NULL;
       if (lookup)
         c->image = cache_lookup (cache, setup.key, setup.want_ptx);
+    } else if (!set) {
+      g_propagate_error (error, g_steal_pointer (&no_target));
+      return NULL;
     }
   }
   c->is_ptx = setup.want_ptx;
