@@ -75,6 +75,45 @@ first_error (const gchar *log)
   return g_strdup ("see the NVRTC log");
 }
 
+/* The image NVRTC made of @prog, or NULL: a failed or empty answer is an
+ * error, never an image, so that nothing partial is loaded or cached. */
+static GBytes *
+take_image (
+    const CrNvrtc *rtc, nvrtcProgram prog, gboolean want_ptx, GError **error)
+{
+  const gchar *kind = want_ptx ? "PTX" : "CUBIN";
+  size_t size = 0;
+  int res = want_ptx ? rtc->GetPTXSize (prog, &size)
+                     : rtc->GetCUBINSize (prog, &size);
+  if (res != 0) {
+    g_set_error (error, CR_ERROR, CR_ERROR_COMPILE,
+        "The monoid compiled, but nvrtcGet%sSize failed: %s; nothing was "
+        "cached. Check the CUDA installation (or free memory) and try again",
+        kind, rtc->GetErrorString (res));
+    return NULL;
+  }
+  /* PTX is text with its NUL: one byte is none. */
+  if (size <= (want_ptx ? 1 : 0)) {
+    g_set_error (error, CR_ERROR, CR_ERROR_COMPILE,
+        "The monoid compiled, but NVRTC returned an empty %s; nothing was "
+        "cached. Check the CUDA installation and try again",
+        kind);
+    return NULL;
+  }
+  g_autofree gchar *image = g_malloc (size);
+  res = want_ptx ? rtc->GetPTX (prog, image) : rtc->GetCUBIN (prog, image);
+  if (res != 0) {
+    g_set_error (error, CR_ERROR, CR_ERROR_COMPILE,
+        "The monoid compiled, but nvrtcGet%s failed: %s; nothing was cached. "
+        "Check the CUDA installation (or free memory) and try again",
+        kind, rtc->GetErrorString (res));
+    return NULL;
+  }
+  if (want_ptx)
+    image[size - 1] = '\0'; /* the driver reads it as a C string */
+  return g_bytes_new_take (g_steal_pointer (&image), size);
+}
+
 static GBytes *
 nvrtc_build (const CrNvrtc *rtc, const gchar *source,
     const gchar *const *options, gint n_options, gboolean want_ptx, gchar **log,
@@ -97,19 +136,9 @@ nvrtc_build (const CrNvrtc *rtc, const gchar *source,
     return NULL;
   }
 
-  size_t size = 0;
-  gchar *image = NULL;
-  if (want_ptx) {
-    rtc->GetPTXSize (prog, &size);
-    image = g_malloc (size);
-    rtc->GetPTX (prog, image);
-  } else {
-    rtc->GetCUBINSize (prog, &size);
-    image = g_malloc (size);
-    rtc->GetCUBIN (prog, image);
-  }
+  GBytes *image = take_image (rtc, prog, want_ptx, error);
   rtc->DestroyProgram (&prog);
-  return g_bytes_new_take (image, size);
+  return image;
 }
 
 /* The cache directory, or NULL (and the element compiles) when it cannot
