@@ -2,6 +2,8 @@
  * format of its entries. */
 #include "cr-cache.h"
 
+#include "cr-cache-sweep.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <glib/gstdio.h>
@@ -41,6 +43,7 @@ enum {
 struct _CrCache {
   gchar *path;
   int fd; /* the directory checked, that entries are opened in */
+  guint64 max_bytes; /* the bound on its size; 0 for none */
 };
 
 gchar *
@@ -138,6 +141,7 @@ cr_cache_open (const gchar *dir, GError **error)
   CrCache *cache = g_new0 (CrCache, 1);
   cache->path = g_strdup (dir);
   cache->fd = fd;
+  cache->max_bytes = cr_cache_max_bytes ();
   return cache;
 }
 
@@ -302,6 +306,20 @@ lookup_entry (CrCache *cache, const gchar *key, guint32 *kind, GError **error)
   } else if (st.st_uid != geteuid ()) {
     g_set_error (error, CR_CACHE_ERROR, CR_CACHE_ERROR_UNSAFE,
         "%s is owned by uid %u, not by this user", path, (guint)st.st_uid);
+  } else if (st.st_mode & (S_IWGRP | S_IWOTH)) {
+    /* The checksum is no secret: whoever may write the file may write a
+     * valid entry. Storing the compiled image replaces it (mode 0600). */
+    g_set_error (error, CR_CACHE_ERROR, CR_CACHE_ERROR_UNSAFE,
+        "%s is writable by its group or others (mode %04o): not loaded, "
+        "compiled again and replaced",
+        path, (guint)(st.st_mode & 07777));
+  } else if (st.st_nlink > 1) {
+    /* Another name of the same file may be in a directory others can
+     * write to; the store renames a new file over this name alone. */
+    g_set_error (error, CR_CACHE_ERROR, CR_CACHE_ERROR_UNSAFE,
+        "%s has %u hard links, so another name could change it: not "
+        "loaded, compiled again and replaced",
+        path, (guint)st.st_nlink);
   } else if (st.st_size > CR_CACHE_MAX_ENTRY) {
     g_set_error (error, CR_CACHE_ERROR, CR_CACHE_ERROR_TOO_LARGE,
         "%s is %" G_GINT64_FORMAT " bytes, over the %d allowed", path,
@@ -314,6 +332,10 @@ lookup_entry (CrCache *cache, const gchar *key, guint32 *kind, GError **error)
     g_autofree guint8 *entry = g_malloc (size);
     if (read_exactly (fd, entry, size, path, error))
       image = parse_entry (entry, size, key, kind, path, error);
+    /* A hit is a use: the size bound removes the entries used longest
+     * ago. Where the time cannot be set, the entry's age is its write's. */
+    if (image)
+      futimens (fd, NULL);
   }
   close (fd);
   return image;
@@ -427,6 +449,7 @@ store_entry (CrCache *cache, const gchar *key, const guint8 *data, gsize length,
   }
   if (!ok)
     unlinkat (cache->fd, tmp, 0);
+  cr_cache_sweep (cache->fd, cache->path, cache->max_bytes, name);
   return ok;
 }
 

@@ -6,7 +6,10 @@
  * that open directory. An entry is a regular file named after its key (an
  * image's ends in .bin, a note's in .note), whose header repeats the key and a SHA-256 of the header and the payload: an
  * entry copied over another's name, cut short or changed is a miss, as is a
- * symbolic link, a FIFO, a device or a file too large to be one of ours.
+ * symbolic link, a FIFO, a device, a file too large to be one of ours, and a
+ * file that someone else could have written: another user's, one writable
+ * by its group or others, or one of more than one hard link. All this is
+ * checked on the descriptor opened, not by name.
  * A miss is never an error for the caller: it compiles instead. */
 #pragma once
 
@@ -26,7 +29,9 @@ typedef enum {
   CR_CACHE_ERROR_FORMAT, /* written by another version of the cache */
   CR_CACHE_ERROR_CORRUPT, /* truncated, or fails its checksum */
   CR_CACHE_ERROR_OTHER_KEY, /* a whole entry, but of another key */
-  CR_CACHE_ERROR_UNSAFE, /* owned by another user, or others may write */
+  /* owned by another user, writable by its group or others, or of more
+   * than one hard link */
+  CR_CACHE_ERROR_UNSAFE,
   CR_CACHE_ERROR_IO, /* a system call failed */
 } CrCacheError;
 

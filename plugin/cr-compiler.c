@@ -75,6 +75,45 @@ first_error (const gchar *log)
   return g_strdup ("see the NVRTC log");
 }
 
+/* The image NVRTC made of @prog, or NULL: a failed or empty answer is an
+ * error, never an image, so that nothing partial is loaded or cached. */
+static GBytes *
+take_image (
+    const CrNvrtc *rtc, nvrtcProgram prog, gboolean want_ptx, GError **error)
+{
+  const gchar *kind = want_ptx ? "PTX" : "CUBIN";
+  size_t size = 0;
+  int res = want_ptx ? rtc->GetPTXSize (prog, &size)
+                     : rtc->GetCUBINSize (prog, &size);
+  if (res != 0) {
+    g_set_error (error, CR_ERROR, CR_ERROR_COMPILE,
+        "The monoid compiled, but nvrtcGet%sSize failed: %s; nothing was "
+        "cached. Check the CUDA installation (or free memory) and try again",
+        kind, rtc->GetErrorString (res));
+    return NULL;
+  }
+  /* PTX is text with its NUL: one byte is none. */
+  if (size <= (want_ptx ? 1 : 0)) {
+    g_set_error (error, CR_ERROR, CR_ERROR_COMPILE,
+        "The monoid compiled, but NVRTC returned an empty %s; nothing was "
+        "cached. Check the CUDA installation and try again",
+        kind);
+    return NULL;
+  }
+  g_autofree gchar *image = g_malloc (size);
+  res = want_ptx ? rtc->GetPTX (prog, image) : rtc->GetCUBIN (prog, image);
+  if (res != 0) {
+    g_set_error (error, CR_ERROR, CR_ERROR_COMPILE,
+        "The monoid compiled, but nvrtcGet%s failed: %s; nothing was cached. "
+        "Check the CUDA installation (or free memory) and try again",
+        kind, rtc->GetErrorString (res));
+    return NULL;
+  }
+  if (want_ptx)
+    image[size - 1] = '\0'; /* the driver reads it as a C string */
+  return g_bytes_new_take (g_steal_pointer (&image), size);
+}
+
 static GBytes *
 nvrtc_build (const CrNvrtc *rtc, const gchar *source,
     const gchar *const *options, gint n_options, gboolean want_ptx, gchar **log,
@@ -97,19 +136,9 @@ nvrtc_build (const CrNvrtc *rtc, const gchar *source,
     return NULL;
   }
 
-  size_t size = 0;
-  gchar *image = NULL;
-  if (want_ptx) {
-    rtc->GetPTXSize (prog, &size);
-    image = g_malloc (size);
-    rtc->GetPTX (prog, image);
-  } else {
-    rtc->GetCUBINSize (prog, &size);
-    image = g_malloc (size);
-    rtc->GetCUBIN (prog, image);
-  }
+  GBytes *image = take_image (rtc, prog, want_ptx, error);
   rtc->DestroyProgram (&prog);
-  return g_bytes_new_take (image, size);
+  return image;
 }
 
 /* The cache directory, or NULL (and the element compiles) when it cannot
@@ -228,22 +257,29 @@ cr_compile (const gchar *source, gint arch, CrCompileFlags flags,
   if (facts == NULL)
     return NULL;
   g_auto (CompileSetup) setup = { 0 };
-  if (!setup_from (&setup, facts, source, arch, cache != NULL, error))
+  /* With facts from a note, no target that fits may mean a wrong note:
+   * that is decided below, once NVRTC is open. */
+  g_autoptr (GError) no_target = NULL;
+  const gboolean set = setup_from (
+      &setup, facts, source, arch, cache != NULL, rtc ? error : &no_target);
+  if (!set && rtc)
     return NULL;
 
   g_autoptr (CrCompiled) c = g_new0 (CrCompiled, 1);
   const gboolean lookup = cache && !(flags & CR_COMPILE_REFRESH);
-  if (lookup)
+  if (set && lookup)
     c->image = cache_lookup (cache, setup.key, setup.want_ptx);
   if (c->image == NULL && rtc == NULL) {
     /* The facts came from a note, and NVRTC is opened to compile: if the
-     * note was wrong, so were the target and the key. */
+     * note was wrong, so were the target and the key. A wrong note costs
+     * this one miss, and is rewritten. */
     if ((rtc = cr_cuda_nvrtc (error)) == NULL)
       return NULL;
     g_autoptr (CrNvrtcFacts) actual = cr_nvrtc_facts_of (rtc);
     if (!cr_nvrtc_facts_equal (actual, facts)) {
-      g_debug ("NVRTC %s is not as noted in the cache (%s): noted again",
-          actual->version, facts->version);
+      g_debug ("NVRTC %s is not as noted in the cache (%s%s): noted again",
+          actual->version, facts->version,
+          set ? "" : ", without a target for this GPU");
       g_autoptr (GError) why = NULL;
       if (!cr_nvrtc_facts_note (cache, actual, &why))
         g_debug ("NVRTC's facts not noted in the cache: %s", why->message);
@@ -251,6 +287,9 @@ cr_compile (const gchar *source, gint arch, CrCompileFlags flags,
         return NULL;
       if (lookup)
         c->image = cache_lookup (cache, setup.key, setup.want_ptx);
+    } else if (!set) {
+      g_propagate_error (error, g_steal_pointer (&no_target));
+      return NULL;
     }
   }
   c->is_ptx = setup.want_ptx;

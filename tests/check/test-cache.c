@@ -15,7 +15,9 @@
 #include <glib/gstdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
+#include <utime.h>
 
 /* How long a lookup may take before a test calls it hung. */
 #define PROMPTLY_US (2 * G_USEC_PER_SEC)
@@ -453,6 +455,171 @@ GST_START_TEST (test_entry_of_another_user)
 
 GST_END_TEST;
 
+/* An entry others may write to could be rewritten, checksum and all (the
+ * checksum is no secret): it is a miss, and storing replaces it with one of
+ * mode 0600. */
+GST_START_TEST (test_entry_writable_by_others)
+{
+  g_autofree gchar *dir = cr_test_make_dir ("cr-cache");
+  g_autoptr (CrCache) cache = open_cache (dir);
+  g_autofree gchar *key = key_of ("writable");
+  g_autofree gchar *path = cr_cache_entry_path (cache, key);
+  const guint modes[] = { 0620, 0602, 0666 };
+  for (guint k = 0; k < G_N_ELEMENTS (modes); k++) {
+    store (cache, key, "an image");
+    fail_unless (g_chmod (path, modes[k]) == 0);
+    assert_miss (cache, key, CR_CACHE_ERROR_UNSAFE);
+    store (cache, key, "an image");
+    GStatBuf st;
+    fail_unless (g_stat (path, &st) == 0);
+    fail_unless_equals_int (st.st_mode & 0777, 0600);
+    assert_hit (cache, key, "an image");
+  }
+  /* Readable by others is fine. */
+  fail_unless (g_chmod (path, 0644) == 0);
+  assert_hit (cache, key, "an image");
+  cr_test_remove_dir (dir);
+}
+
+GST_END_TEST;
+
+/* A hard link is another name for the entry, which may be in a directory
+ * others can write to: an entry of more than one link is a miss, and
+ * storing replaces this name alone. */
+GST_START_TEST (test_hard_linked_entry)
+{
+  g_autofree gchar *dir = cr_test_make_dir ("cr-cache");
+  g_autoptr (CrCache) cache = open_cache (dir);
+  g_autofree gchar *key = key_of ("linked");
+  store (cache, key, "an image");
+  g_autofree gchar *path = cr_cache_entry_path (cache, key);
+  g_autofree gchar *other = g_build_filename (dir, "other name", NULL);
+  fail_unless (link (path, other) == 0, "%s", g_strerror (errno));
+
+  assert_miss (cache, key, CR_CACHE_ERROR_UNSAFE);
+  store (cache, key, "another image");
+  assert_hit (cache, key, "another image");
+  GStatBuf st;
+  fail_unless (g_stat (other, &st) == 0);
+  fail_unless_equals_int (st.st_nlink, 1);
+  cr_test_remove_dir (dir);
+}
+
+GST_END_TEST;
+
+/* Sets @path's modification time @seconds in the past. */
+static void
+age (const gchar *path, gint seconds)
+{
+  struct utimbuf when;
+  when.actime = when.modtime = time (NULL) - seconds;
+  fail_unless (g_utime (path, &when) == 0, "%s: %s", path, g_strerror (errno));
+}
+
+/* A writer killed between creating its temporary file and renaming it
+ * leaves the file behind: the next store removes those over an hour old,
+ * and leaves a younger one (a writer still at work) and files not of the
+ * cache's making alone. */
+GST_START_TEST (test_stale_temporary_files_swept)
+{
+  g_autofree gchar *dir = cr_test_make_dir ("cr-cache");
+  g_autoptr (CrCache) cache = open_cache (dir);
+  g_autofree gchar *key = key_of ("killed");
+  g_autofree gchar *stale =
+      g_strdup_printf ("%s/%s.bin.0badf00d.tmp", dir, key);
+  g_autofree gchar *note =
+      g_strdup_printf ("%s/%s.note.0badf00d.tmp", dir, key);
+  g_autofree gchar *young =
+      g_strdup_printf ("%s/%s.bin.0000cafe.tmp", dir, key);
+  g_autofree gchar *other = g_build_filename (dir, "old.tmp", NULL);
+  const gchar *const made[] = { stale, note, young, other };
+  for (guint k = 0; k < G_N_ELEMENTS (made); k++) {
+    write_file (made[k], "part of an entry", 16);
+    age (made[k], k == 2 ? 60 : 2 * 3600);
+  }
+
+  g_autofree gchar *another = key_of ("another");
+  store (cache, another, "an image");
+  fail_if (g_file_test (stale, G_FILE_TEST_EXISTS), "%s left", stale);
+  fail_if (g_file_test (note, G_FILE_TEST_EXISTS), "%s left", note);
+  fail_unless (g_file_test (young, G_FILE_TEST_EXISTS));
+  fail_unless (g_file_test (other, G_FILE_TEST_EXISTS));
+  cr_test_remove_dir (dir);
+}
+
+GST_END_TEST;
+
+/* Entries of 1,120 bytes (a 1,000-byte image and the header). */
+static gchar *
+store_sized (CrCache *cache, const gchar *name, gint seconds_old)
+{
+  gchar *key = key_of (name);
+  g_autoptr (GBytes) image = g_bytes_new_take (g_malloc0 (1000), 1000);
+  g_autoptr (GError) error = NULL;
+  fail_unless (cr_cache_store (cache, key, image, FALSE, &error), "%s",
+      error ? error->message : "");
+  g_autofree gchar *path = cr_cache_entry_path (cache, key);
+  age (path, seconds_old);
+  return key;
+}
+
+static gboolean
+is_hit (CrCache *cache, const gchar *key)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GBytes) image = lookup_promptly (cache, key, NULL, &error);
+  return image != NULL;
+}
+
+/* Over GST_CUDAREDUCE_CACHE_MAX_BYTES, a store removes the entries used
+ * longest ago (a hit counts as a use) until the cache fits, never the one
+ * it wrote. */
+GST_START_TEST (test_cache_size_bound)
+{
+  g_autofree gchar *dir = cr_test_make_dir ("cr-cache");
+  g_setenv ("GST_CUDAREDUCE_CACHE_MAX_BYTES", "3500", TRUE);
+  g_autoptr (CrCache) cache = open_cache (dir);
+  g_autofree gchar *k0 = store_sized (cache, "k0", 300);
+  g_autofree gchar *k1 = store_sized (cache, "k1", 200);
+  g_autofree gchar *k2 = store_sized (cache, "k2", 100);
+  fail_unless (is_hit (cache, k0));
+  g_autofree gchar *path = cr_cache_entry_path (cache, k0);
+  age (path, 300);
+
+  g_autofree gchar *k3 = store_sized (cache, "k3", 0);
+  fail_if (is_hit (cache, k0), "the oldest entry was kept");
+  fail_unless (is_hit (cache, k1) && is_hit (cache, k2) && is_hit (cache, k3));
+
+  /* k1 and k3 just used: k2 goes. */
+  g_autofree gchar *k2_path = cr_cache_entry_path (cache, k2);
+  age (k2_path, 100);
+  g_autofree gchar *k4 = store_sized (cache, "k4", 0);
+  fail_if (is_hit (cache, k2), "the entry used longest ago was kept");
+  fail_unless (is_hit (cache, k1) && is_hit (cache, k3) && is_hit (cache, k4));
+
+  /* An entry larger than the bound is kept; the others go. */
+  g_setenv ("GST_CUDAREDUCE_CACHE_MAX_BYTES", "100", TRUE);
+  g_autoptr (CrCache) small = open_cache (dir);
+  g_autofree gchar *k5 = store_sized (small, "k5", 0);
+  g_autoptr (GPtrArray) left = cr_test_files_ending (dir, ".bin");
+  fail_unless_equals_int (left->len, 1);
+  fail_unless (is_hit (small, k5));
+
+  /* 0: no bound. */
+  g_setenv ("GST_CUDAREDUCE_CACHE_MAX_BYTES", "0", TRUE);
+  g_autoptr (CrCache) unbounded = open_cache (dir);
+  for (guint k = 0; k < 8; k++) {
+    g_autofree gchar *name = g_strdup_printf ("many %u", k);
+    g_autofree gchar *key = store_sized (unbounded, name, 0);
+  }
+  g_autoptr (GPtrArray) all = cr_test_files_ending (dir, ".bin");
+  fail_unless_equals_int (all->len, 9);
+  g_unsetenv ("GST_CUDAREDUCE_CACHE_MAX_BYTES");
+  cr_test_remove_dir (dir);
+}
+
+GST_END_TEST;
+
 /* Keys become file names: anything but a digest is a programming error. */
 GST_START_TEST (test_key_must_be_a_digest)
 {
@@ -693,6 +860,10 @@ cache_suite (void)
   tcase_add_test (entries, test_corrupt_entry);
   tcase_add_test (entries, test_format_1_entry);
   tcase_add_test (entries, test_entry_of_another_user);
+  tcase_add_test (entries, test_entry_writable_by_others);
+  tcase_add_test (entries, test_hard_linked_entry);
+  tcase_add_test (entries, test_stale_temporary_files_swept);
+  tcase_add_test (entries, test_cache_size_bound);
   tcase_add_test (entries, test_key_must_be_a_digest);
   TCase *dirs = tcase_create ("directory");
   suite_add_tcase (s, dirs);

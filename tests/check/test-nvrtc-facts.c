@@ -152,6 +152,49 @@ GST_START_TEST (test_wrong_note_costs_a_miss)
 
 GST_END_TEST;
 
+/* A cold start, then a note whose only target is newer than any GPU: with
+ * it, no target fits sm_90. */
+static gint
+cold_start_then_note_without_target (gpointer data)
+{
+  gint status = cold_start (NULL);
+  if (status != 0)
+    return status;
+  g_autoptr (CrCache) cache = cr_cache_open (data, NULL);
+  g_autoptr (CrNvrtcFacts) wrong = cr_nvrtc_facts_of (cr_cuda_nvrtc (NULL));
+  const gint future = 1000;
+  g_array_set_size (wrong->archs, 0);
+  g_array_append_val (wrong->archs, future);
+  return cache && cr_nvrtc_facts_note (cache, wrong, NULL) ? 0 : 4;
+}
+
+/* A note that lacks the target the GPU needs costs one miss, not a failed
+ * compile: NVRTC is opened, has the target, and the note is rewritten. */
+GST_START_TEST (test_note_without_the_target_costs_a_miss)
+{
+  g_autofree gchar *dir = setup ();
+  fail_unless_equals_int (
+      in_child (cold_start_then_note_without_target, dir), 0);
+  g_autoptr (CrCache) cache = cr_cache_open (dir, NULL);
+  fail_unless (cache != NULL);
+
+  g_autoptr (GError) error = NULL;
+  g_autoptr (CrCompiled) warm = compile_sum (CR_COMPILE_DEFAULT, &error);
+  fail_unless (warm != NULL, "%s", error ? error->message : "");
+  fail_unless (warm->from_cache);
+  fail_unless_equals_string (warm->target, "sm_90");
+  fail_unless (strstr (debug_log->str, "is not as noted") != NULL,
+      "debug log: %s", debug_log->str);
+
+  g_autoptr (CrNvrtcFacts) actual = cr_nvrtc_facts_of (cr_cuda_nvrtc (NULL));
+  g_autoptr (CrNvrtcFacts) renoted = cr_nvrtc_facts_recall (cache, &error);
+  fail_unless (renoted != NULL, "%s", error ? error->message : "");
+  fail_unless (cr_nvrtc_facts_equal (renoted, actual), "not noted again");
+  cr_test_remove_dir (dir);
+}
+
+GST_END_TEST;
+
 /* The file NVRTC is opened from, written to @data's file. */
 static gint
 write_nvrtc_file (gpointer data)
@@ -223,6 +266,7 @@ nvrtc_facts_suite (void)
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_start_from_cache_opens_no_nvrtc);
   tcase_add_test (tc, test_wrong_note_costs_a_miss);
+  tcase_add_test (tc, test_note_without_the_target_costs_a_miss);
   tcase_add_test (tc, test_changed_nvrtc_is_opened);
   return s;
 }

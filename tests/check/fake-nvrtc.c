@@ -1,0 +1,135 @@
+/* fake-nvrtc.c: an NVRTC that compiles anything into a fixed image, opened
+ * with GST_CUDAREDUCE_NVRTC_LIBRARY, for tests of what the compiler does
+ * with NVRTC's answers. CR_FAKE_NVRTC_FAIL names a call that then fails
+ * ("GetPTXSize", "GetPTX", "GetCUBINSize", "GetCUBIN"; the image calls
+ * write half the image first), or is "empty": the sizes are 0. */
+#include <stdlib.h>
+#include <string.h>
+
+#define FAILURE 7 /* NVRTC_ERROR_BUILTIN_OPERATION_FAILURE */
+
+static const char cubin[] = "a fake CUBIN";
+static const char ptx[] = ".version 8.0 // a fake PTX";
+
+static int
+fails (const char *call)
+{
+  const char *which = getenv ("CR_FAKE_NVRTC_FAIL");
+  return which && strcmp (which, call) == 0;
+}
+
+static int
+empty (void)
+{
+  return fails ("empty");
+}
+
+const char *
+nvrtcGetErrorString (int result)
+{
+  return result == FAILURE ? "NVRTC_ERROR_BUILTIN_OPERATION_FAILURE (fake)"
+                           : "fake";
+}
+
+int
+nvrtcVersion (int *major, int *minor)
+{
+  *major = 12;
+  *minor = 8;
+  return 0;
+}
+
+int
+nvrtcGetNumSupportedArchs (int *count)
+{
+  *count = 3;
+  return 0;
+}
+
+int
+nvrtcGetSupportedArchs (int *archs)
+{
+  archs[0] = 75;
+  archs[1] = 80;
+  archs[2] = 90;
+  return 0;
+}
+
+int
+nvrtcCreateProgram (void **prog, const char *src, const char *name,
+    int n_headers, const char *const *headers, const char *const *names)
+{
+  *prog = malloc (1);
+  return 0;
+}
+
+int
+nvrtcDestroyProgram (void **prog)
+{
+  free (*prog);
+  *prog = NULL;
+  return 0;
+}
+
+int
+nvrtcCompileProgram (void *prog, int n_options, const char *const *options)
+{
+  return 0;
+}
+
+int
+nvrtcGetProgramLogSize (void *prog, size_t *size)
+{
+  *size = 1;
+  return 0;
+}
+
+int
+nvrtcGetProgramLog (void *prog, char *log)
+{
+  log[0] = '\0';
+  return 0;
+}
+
+static int
+image_size (const char *call, size_t size, size_t *out)
+{
+  if (fails (call))
+    return FAILURE;
+  *out = empty () ? 0 : size;
+  return 0;
+}
+
+/* A failure leaves part of the image written, as a real one could. */
+static int
+image (const char *call, const char *data, size_t size, char *out)
+{
+  if (empty ())
+    return 0;
+  memcpy (out, data, fails (call) ? size / 2 : size);
+  return fails (call) ? FAILURE : 0;
+}
+
+int
+nvrtcGetPTXSize (void *prog, size_t *size)
+{
+  return image_size ("GetPTXSize", sizeof ptx, size);
+}
+
+int
+nvrtcGetPTX (void *prog, char *out)
+{
+  return image ("GetPTX", ptx, sizeof ptx, out);
+}
+
+int
+nvrtcGetCUBINSize (void *prog, size_t *size)
+{
+  return image_size ("GetCUBINSize", sizeof cubin, size);
+}
+
+int
+nvrtcGetCUBIN (void *prog, char *out)
+{
+  return image ("GetCUBIN", cubin, sizeof cubin, out);
+}
