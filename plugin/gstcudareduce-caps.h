@@ -2,6 +2,7 @@
 #pragma once
 
 #include "cr-monoid.h"
+#include "gstcudareduce-format.h"
 
 #include <gst/gst.h>
 #include <gst/video/video.h>
@@ -46,31 +47,6 @@ G_BEGIN_DECLS
   "types = (string) " CR_TENSOR_TYPES
 
 #define CR_TENSOR_OUTPUT_CAPS "other/tensors, format = (string) static"
-
-typedef enum {
-  CR_INPUT_AUDIO,
-  CR_INPUT_VIDEO,
-  CR_INPUT_TENSOR,
-} CrInputFamily;
-
-/* What fixed sink caps say about the data. */
-typedef struct {
-  CrInputFamily family;
-  CrType type;
-  gint rate; /* audio */
-  GstVideoInfo video; /* video */
-  gboolean cuda_memory; /* video in GPU memory (memory:CUDAMemory) */
-  /* The size of one buffer when the caps fix it (video frames, tensors with
-   * dimensions), else 0. */
-  gsize frame_bytes;
-  /* Interleaved channels: audio channels, a tensor's innermost dimension,
-   * samples of a pixel in video's first plane (4 for RGBx, 1 for gray and
-   * YUV). */
-  guint channels;
-  /* The values a result has per field with per-channel results: channels,
-   * video components (3 for RGBx and YUV). */
-  guint components;
-} CrInputFormat;
 
 gboolean cr_input_format_from_caps (const GstCaps *caps, CrInputFormat *fmt);
 

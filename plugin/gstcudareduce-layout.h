@@ -13,9 +13,8 @@
  * selects. */
 #pragma once
 
-#include "gstcudareduce-caps.h"
-
 #include "cr-program.h"
+#include "gstcudareduce-format.h"
 
 #include <gst/gst.h>
 
