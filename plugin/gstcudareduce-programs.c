@@ -34,7 +34,7 @@ gst_cuda_reduce_programs_clear (GstCudaReducePrograms *programs)
   g_clear_pointer (&programs->active_monoid, cr_monoid_unref);
   g_clear_pointer (&programs->by_source, g_hash_table_unref);
   g_clear_pointer (&programs->device, cr_device_unref);
-  g_clear_pointer (&programs->context.bytes, g_free);
+  g_clear_pointer (&programs->monoid_context.bytes, g_free);
   memset (programs, 0, sizeof *programs);
 }
 
@@ -134,26 +134,26 @@ add_context_value (GQuark field, const GValue *value, gpointer table)
 }
 
 const guint8 *
-gst_cuda_reduce_programs_context (GstCudaReducePrograms *programs, guint serial,
-    gdouble threshold, const GstStructure *values, GError **error)
+gst_cuda_reduce_programs_monoid_context (GstCudaReducePrograms *programs,
+    guint serial, gdouble threshold, const GstStructure *values, GError **error)
 {
   const CrProgram *program = programs->active->program;
 
-  if (programs->context.program == program
-      && programs->context.serial == serial)
-    return programs->context.bytes;
+  if (programs->monoid_context.program == program
+      && programs->monoid_context.serial == serial)
+    return programs->monoid_context.bytes;
   g_autoptr (GHashTable) table = g_hash_table_new (g_str_hash, g_str_equal);
   if (values)
     gst_structure_foreach (values, add_context_value, table);
-  g_free (programs->context.bytes);
-  programs->context.bytes = g_malloc0 (program->ctx.size);
-  programs->context.serial = serial;
-  programs->context.program = NULL;
+  g_free (programs->monoid_context.bytes);
+  programs->monoid_context.bytes = g_malloc0 (program->ctx.size);
+  programs->monoid_context.serial = serial;
+  programs->monoid_context.program = NULL;
   if (!cr_program_pack_context (
-          program, threshold, table, programs->context.bytes, error))
+          program, threshold, table, programs->monoid_context.bytes, error))
     return NULL;
-  programs->context.program = program;
-  return programs->context.bytes;
+  programs->monoid_context.program = program;
+  return programs->monoid_context.bytes;
 }
 
 CrReducer *const *

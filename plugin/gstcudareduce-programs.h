@@ -31,7 +31,7 @@ typedef struct {
     guint8 *bytes;
     const CrProgram *program; /* packed for; NULL to pack again */
     guint serial; /* of the context properties packed */
-  } context;
+  } monoid_context;
 } GstCudaReducePrograms;
 
 /* Holds a reference to @device until cleared. */
@@ -58,8 +58,8 @@ CrReducer *const *gst_cuda_reduce_programs_reducers (
  * a structure of field values), packed again only when @serial or the
  * program changed: a new threshold costs a few bytes, never a compile.
  * Returns the bytes, or NULL with @error set. */
-const guint8 *gst_cuda_reduce_programs_context (GstCudaReducePrograms *programs,
-    guint serial, gdouble threshold, const GstStructure *values,
-    GError **error);
+const guint8 *gst_cuda_reduce_programs_monoid_context (
+    GstCudaReducePrograms *programs, guint serial, gdouble threshold,
+    const GstStructure *values, GError **error);
 
 G_END_DECLS

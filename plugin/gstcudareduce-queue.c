@@ -12,7 +12,7 @@ GST_DEBUG_CATEGORY_EXTERN (gst_cuda_reduce_debug);
 typedef struct {
   gpointer item;
   guint cost;
-  GstFlowReturn result; /* of completing it */
+  GstFlowReturn completed; /* what completing it returned */
 } Entry;
 
 /* The most entries the results thread takes at once: a batch's worth. */
@@ -150,8 +150,8 @@ publish_locked (GstCudaReduceQueue *q, Entry **run, guint n)
 {
   for (guint k = 0; k < n; k++) {
     g_queue_push_tail (&q->completed, run[k]);
-    if (run[k]->result != GST_FLOW_OK && q->flow == GST_FLOW_OK) {
-      q->flow = run[k]->result;
+    if (run[k]->completed != GST_FLOW_OK && q->flow == GST_FLOW_OK) {
+      q->flow = run[k]->completed;
       wake_all (q);
     }
   }
@@ -207,10 +207,11 @@ results_loop (gpointer data)
     while (go_on && k < n) {
       e = run[k];
       GError *error = NULL;
-      e->result = q->funcs.complete (e->item, k == done, q->user_data, &error);
+      e->completed =
+          q->funcs.complete (e->item, k == done, q->user_data, &error);
       if (error)
         fail_with (q, error);
-      if (e->result == GST_CUDA_REDUCE_QUEUE_WOULD_WAIT) {
+      if (e->completed == GST_CUDA_REDUCE_QUEUE_WOULD_WAIT) {
         g_mutex_lock (&q->lock);
         go_on = publish_locked (q, run + done, k - done);
         g_mutex_unlock (&q->lock);
@@ -219,7 +220,7 @@ results_loop (gpointer data)
       }
       k++;
       /* A flush or a failure elsewhere ends the run. */
-      go_on = e->result == GST_FLOW_OK && g_atomic_int_get (&q->accepting);
+      go_on = e->completed == GST_FLOW_OK && g_atomic_int_get (&q->accepting);
     }
     g_mutex_lock (&q->lock);
     publish_locked (q, run + done, k - done);
@@ -356,7 +357,7 @@ push_loop (gpointer data)
   while ((e = g_queue_pop_head (&run)) != NULL) {
     /* After a failure the rest are freed, not pushed. */
     GstFlowReturn pushed = q->funcs.push (
-        e->item, ret == GST_FLOW_OK ? e->result : ret, q->user_data);
+        e->item, ret == GST_FLOW_OK ? e->completed : ret, q->user_data);
     if (ret == GST_FLOW_OK)
       ret = pushed;
     cost += e->cost;

@@ -39,7 +39,7 @@ gst_cuda_reduce_stream_start (
   s->setup = *setup;
   gst_cuda_reduce_window_init (&s->window, setup->interval);
   /* A context of our own; frames in CUDA memory move the element to the
-   * pipeline's when their caps come (use_pipeline_context). */
+   * pipeline's when their caps come (use_pipeline_cuda_context). */
   s->device = cr_device_open (setup->device_id, &error);
   if (s->device == NULL) {
     gst_cuda_reduce_post_error (s->element, error, NULL);
@@ -95,7 +95,7 @@ batches_failed (GstCudaReduceStream *s, const GError *error)
  * finishes there first, and the programs load again (from the cache) when
  * the next buffer follows the monoid. */
 static gboolean
-move_to_context (GstCudaReduceStream *s, gpointer shared, GstObject *owner)
+move_to_cuda_context (GstCudaReduceStream *s, gpointer shared, GstObject *owner)
 {
   g_autoptr (GError) error = NULL;
 
@@ -143,7 +143,7 @@ move_to_context (GstCudaReduceStream *s, gpointer shared, GstObject *owner)
 /* The context the pipeline shares, which upstream made or took by the
  * time its caps reach us: the element moves there from its own. */
 static gboolean
-use_pipeline_context (GstCudaReduceStream *s)
+use_pipeline_cuda_context (GstCudaReduceStream *s)
 {
   gpointer shared =
       gst_cuda_reduce_cuda_open (s->cuda, s->element, s->setup.device_id);
@@ -154,13 +154,13 @@ use_pipeline_context (GstCudaReduceStream *s)
         ("GStreamer's CUDA library found none and could make none"));
     return FALSE;
   }
-  return move_to_context (s, shared, gst_object_ref (s->cuda->context));
+  return move_to_cuda_context (s, shared, gst_object_ref (s->cuda->context));
 }
 
 /* And where a frame's memory is in another context all the same (an
  * upstream element that made its own), the element follows the frames. */
 static gboolean
-follow_frames_context (GstCudaReduceStream *s, GstBuffer *buf)
+follow_frames_cuda_context (GstCudaReduceStream *s, GstBuffer *buf)
 {
   GstObject *owner = NULL;
   gpointer shared = gst_cuda_reduce_cuda_memory_context (buf, &owner);
@@ -168,7 +168,7 @@ follow_frames_context (GstCudaReduceStream *s, GstBuffer *buf)
   /* Not CUDA memory: mapping it says so. */
   if (shared == NULL)
     return TRUE;
-  return move_to_context (s, shared, owner);
+  return move_to_cuda_context (s, shared, owner);
 }
 
 /* Caps */
@@ -183,7 +183,7 @@ gst_cuda_reduce_stream_set_caps (GstCudaReduceStream *s, GstCaps *incaps)
     GST_ERROR_OBJECT (s->element, "cannot reduce %" GST_PTR_FORMAT, incaps);
     return FALSE;
   }
-  if (s->caps.format.cuda_memory && !use_pipeline_context (s))
+  if (s->caps.format.cuda_memory && !use_pipeline_cuda_context (s))
     return FALSE;
   /* An interval does not span a change of format. */
   gst_cuda_reduce_window_reset (&s->window);
@@ -242,10 +242,10 @@ follow_monoid (GstCudaReduceStream *s)
 
 /* The context for the next launch, packed again only after a change. */
 static const guint8 *
-current_context (GstCudaReduceStream *s)
+monoid_context_bytes (GstCudaReduceStream *s)
 {
   g_autoptr (GError) error = NULL;
-  const guint8 *bytes = gst_cuda_reduce_programs_context (&s->programs,
+  const guint8 *bytes = gst_cuda_reduce_programs_monoid_context (&s->programs,
       s->settings.context_serial, s->settings.threshold, s->settings.context,
       &error);
 
@@ -354,8 +354,8 @@ gst_cuda_reduce_stream_submit (GstCudaReduceStream *s, GstBuffer *buf,
     return GST_FLOW_NOT_NEGOTIATED;
   }
   if (!s->caps.known
-      || (s->caps.format.cuda_memory && !follow_frames_context (s, buf))
-      || !follow_monoid (s) || (ctx = current_context (s)) == NULL) {
+      || (s->caps.format.cuda_memory && !follow_frames_cuda_context (s, buf))
+      || !follow_monoid (s) || (ctx = monoid_context_bytes (s)) == NULL) {
     gst_buffer_unref (buf);
     return GST_FLOW_ERROR;
   }
@@ -385,7 +385,7 @@ gst_cuda_reduce_stream_submit_rest (GstCudaReduceStream *s, guint *cost)
   g_array_append_val (s->slices, slice);
   if (!gst_cuda_reduce_batches_submit (s->batches,
           gst_cuda_reduce_programs_reducers (&s->programs), p, NULL, s->slices,
-          s->programs.context.bytes, segment_of (s), cost, &error)) {
+          s->programs.monoid_context.bytes, segment_of (s), cost, &error)) {
     batches_failed (s, error);
     gst_cuda_reduce_pending_free (p);
     return NULL;

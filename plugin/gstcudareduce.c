@@ -579,15 +579,16 @@ gst_cuda_reduce_propose_allocation (
 }
 
 static void
-gst_cuda_reduce_set_context (GstElement *element, GstContext *context)
+gst_cuda_reduce_set_context (GstElement *element, GstContext *gst_context)
 {
   GstCudaReduce *self = GST_CUDA_REDUCE (element);
 
   GST_OBJECT_LOCK (self);
   gint device_id = self->props.device_id;
   GST_OBJECT_UNLOCK (self);
-  gst_cuda_reduce_cuda_set_context (&self->cuda, element, context, device_id);
-  GST_ELEMENT_CLASS (parent_class)->set_context (element, context);
+  gst_cuda_reduce_cuda_set_context (
+      &self->cuda, element, gst_context, device_id);
+  GST_ELEMENT_CLASS (parent_class)->set_context (element, gst_context);
 }
 
 /* Type */

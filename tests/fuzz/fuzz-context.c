@@ -1,6 +1,6 @@
 /* fuzz-context.c: the element's context property (a GstStructure string)
  * and threshold, packed into a monoid's context fields the way the element
- * packs them before each launch (gst_cuda_reduce_programs_context, built
+ * packs them before each launch (gst_cuda_reduce_programs_monoid_context, built
  * into this target from gstcudareduce-programs.c).
  *
  * The input is four texts separated by NUL bytes: the context-fields
@@ -57,7 +57,7 @@ pack (CrProgram *program, const gchar *context, gdouble threshold)
   GstCudaReducePrograms programs = { .active = &loaded };
   g_autoptr (GError) error = NULL;
 
-  const guint8 *bytes = gst_cuda_reduce_programs_context (
+  const guint8 *bytes = gst_cuda_reduce_programs_monoid_context (
       &programs, 1, threshold, values, &error);
   if ((bytes == NULL) == (error == NULL))
     cr_fuzz_fail ("context %s and an error %s", bytes ? "packed" : "not packed",
@@ -67,11 +67,11 @@ pack (CrProgram *program, const gchar *context, gdouble threshold)
         "a context error outside CR_ERROR_CONTEXT: %s", error->message);
   /* Packed once, the same bytes come back until the serial changes. */
   if (bytes
-      && gst_cuda_reduce_programs_context (
+      && gst_cuda_reduce_programs_monoid_context (
              &programs, 1, threshold, values, NULL)
           != bytes)
     cr_fuzz_fail ("the context was packed again for the same serial");
-  g_free (programs.context.bytes);
+  g_free (programs.monoid_context.bytes);
 }
 
 int
