@@ -125,7 +125,8 @@ read_identifier (Scan *s)
 }
 
 /* Past a string or character literal opened at the current position; its
- * text, escapes kept, when @text. */
+ * text destringized as _Pragma does (\" and \\ unescaped, other escapes
+ * kept) when @text. */
 static void
 skip_quoted (Scan *s, GString *text)
 {
@@ -133,11 +134,11 @@ skip_quoted (Scan *s, GString *text)
   advance (s);
   while (peek (s) && peek (s) != '\n' && peek (s) != quote) {
     if (peek (s) == '\\') {
-      if (text)
-        g_string_append_c (text, '\\');
       advance (s);
       if (peek (s) == '\n' || peek (s) == '\0')
         break;
+      if (text && peek (s) != '"' && peek (s) != '\\')
+        g_string_append_c (text, '\\');
     }
     if (text)
       g_string_append_c (text, peek (s));
@@ -240,8 +241,7 @@ check_pragma_operator (
     return TRUE;
   g_autoptr (GString) text = g_string_new (NULL);
   skip_quoted (s, text);
-  g_autofree gchar *unescaped = g_strcompress (text->str);
-  Scan inner = { unescaped, 0, line };
+  Scan inner = { text->str, 0, line };
   return check_pragma (&inner, "_Pragma", line, key, origin, error);
 }
 

@@ -101,6 +101,8 @@ GST_START_TEST (test_other_directives_accepted)
   assert_accepted ("char c = '#'; long n = 1'000; " BODY);
   assert_accepted ("auto s = R\"x(\n#include <x>\n)\" )x\"; " BODY);
   assert_accepted ("_Pragma (\"unroll\") " BODY);
+  /* A string that ends in a backslash is NVRTC's to refuse. */
+  assert_accepted (BODY " _Pragma (\"x\\");
   assert_accepted ("#pragma push_macro(\"MY_NAME\")\n" BODY
                    "\n#pragma pop_macro(\"MY_NAME\")");
   /* Names that only look like the reserved ones. */
