@@ -63,6 +63,36 @@ static const GOptionEntry entries[] = {
   { NULL },
 };
 
+/* @s as it is safe to print: a monoid file's strings (its name, its path,
+ * bodies quoted in NVRTC's log or the source) could otherwise put escape
+ * sequences on the user's terminal. Control characters, other unprintable
+ * characters and bytes that are not UTF-8 are written as \xNN or \uNNNN;
+ * newlines and tabs are kept when @lines (a message, a log, a source). */
+static gchar *
+shown (const gchar *s, gboolean lines)
+{
+  GString *out = g_string_new (NULL);
+  const gchar *end = s + strlen (s);
+  for (const gchar *p = s; *p;) {
+    const gunichar c = g_utf8_get_char_validated (p, end - p);
+    if (c == (gunichar)-1 || c == (gunichar)-2) {
+      g_string_append_printf (out, "\\x%02x", (guint)(guchar)*p++);
+      continue;
+    }
+    const gchar *next = g_utf8_next_char (p);
+    if (lines && (c == '\n' || c == '\t'))
+      g_string_append_c (out, (gchar)c);
+    else if (c < 0x80 && !g_ascii_isprint (c))
+      g_string_append_printf (out, "\\x%02x", c);
+    else if (c >= 0x80 && !g_unichar_isprint (c))
+      g_string_append_printf (out, "\\u%04x", c);
+    else
+      g_string_append_len (out, p, next - p);
+    p = next;
+  }
+  return g_string_free (out, FALSE);
+}
+
 /* "mean:float64, variance:float64" */
 static gchar *
 describe_fields (const CrLayout *layout)
@@ -82,10 +112,13 @@ list_builtins (void)
     g_autoptr (GError) error = NULL;
     g_autoptr (CrMonoid) monoid = cr_monoid_load (names[m], &error);
     if (monoid == NULL) {
-      g_printerr ("%s: %s\n", names[m], error->message);
+      g_autofree gchar *message = shown (error->message, TRUE);
+      g_printerr ("%s: %s\n", names[m], message);
       return 1;
     }
-    g_print ("%s\n  %s\n", monoid->name, monoid->description);
+    g_autofree gchar *name = shown (monoid->name, FALSE);
+    g_autofree gchar *description = shown (monoid->description, FALSE);
+    g_print ("%s\n  %s\n", name, description);
     if (monoid->context->len > 0) {
       g_print ("  context:");
       for (guint k = 0; k < monoid->context->len; k++)
@@ -154,36 +187,42 @@ static gboolean
 check_type (CrMonoid *monoid, CrType type, gint arch)
 {
   g_autoptr (GError) error = NULL;
+  g_autofree gchar *name = shown (monoid->name, FALSE);
   g_autoptr (CrProgram) program = cr_program_new_with (
       monoid, type, single_option ? CR_KERNELS_PITCHED : CR_KERNELS_ALL);
   if (source_option) {
     g_autofree gchar *numbered = cr_source_number_lines (program->source);
-    g_print ("%s\n", numbered);
+    g_autofree gchar *source = shown (numbered, TRUE);
+    g_print ("%s\n", source);
   }
   if (!cr_program_check_limits (program, &error)) {
-    g_print (
-        "%s on %s: %s\n", monoid->name, cr_type_name (type), error->message);
+    g_autofree gchar *message = shown (error->message, TRUE);
+    g_print ("%s on %s: %s\n", name, cr_type_name (type), message);
     return FALSE;
   }
   g_autofree gchar *log = NULL;
   g_autoptr (CrCompiled) compiled =
       cr_compile (program->source, arch, CR_COMPILE_NO_CACHE, &log, &error);
   if (compiled == NULL) {
-    g_print (
-        "%s on %s: %s\n", monoid->name, cr_type_name (type), error->message);
-    if (log)
-      g_print ("NVRTC log:\n%s\n", log);
+    g_autofree gchar *message = shown (error->message, TRUE);
+    g_print ("%s on %s: %s\n", name, cr_type_name (type), message);
+    if (log) {
+      g_autofree gchar *shown_log = shown (log, TRUE);
+      g_print ("NVRTC log:\n%s\n", shown_log);
+    }
     return FALSE;
   }
   CrLayout out;
   cr_layout_init (&out, cr_monoid_result_fields (monoid), type);
   g_autofree gchar *fields = describe_fields (&out);
   cr_layout_clear (&out);
-  g_print ("%s on %s: ok (%s, %.0f ms): %s\n", monoid->name,
-      cr_type_name (type), compiled->target, compiled->seconds * 1e3, fields);
+  g_print ("%s on %s: ok (%s, %.0f ms): %s\n", name, cr_type_name (type),
+      compiled->target, compiled->seconds * 1e3, fields);
   /* Warnings do not stop the element, which logs them at DEBUG level. */
-  if (compiled->log && strstr (compiled->log, "warning"))
-    g_print ("NVRTC warnings:\n%s\n", compiled->log);
+  if (compiled->log && strstr (compiled->log, "warning")) {
+    g_autofree gchar *warnings = shown (compiled->log, TRUE);
+    g_print ("NVRTC warnings:\n%s\n", warnings);
+  }
   return TRUE;
 }
 
@@ -195,8 +234,9 @@ main (int argc, char **argv)
       "[MONOID] - check that a cudareduce monoid compiles, without a GPU");
   g_option_context_add_main_entries (context, entries, NULL);
   if (!g_option_context_parse (context, &argc, &argv, &error) || argc > 2) {
-    g_printerr ("cudareduce-monoid: %s\n",
-        error ? error->message : "one monoid at a time");
+    g_autofree gchar *message =
+        shown (error ? error->message : "one monoid at a time", TRUE);
+    g_printerr ("cudareduce-monoid: %s\n", message);
     return 2;
   }
   if (list_option)
@@ -209,8 +249,9 @@ main (int argc, char **argv)
       g_autoptr (GString) types = g_string_new (NULL);
       for (gint t = 0; t < CR_N_TYPES; t++)
         g_string_append_printf (types, "%s, ", cr_type_name (t));
-      g_printerr ("cudareduce-monoid: no input type '%s' (%sor all)\n",
-          type_option, types->str);
+      g_autofree gchar *type = shown (type_option, FALSE);
+      g_printerr ("cudareduce-monoid: no input type '%s' (%sor all)\n", type,
+          types->str);
       return 2;
     }
   }
@@ -221,17 +262,20 @@ main (int argc, char **argv)
   }
   g_autoptr (CrMonoid) monoid = load_monoid (argc > 1 ? argv[1] : NULL, &error);
   if (monoid == NULL) {
-    g_print ("%s\n", error->message);
+    g_autofree gchar *message = shown (error->message, TRUE);
+    g_print ("%s\n", message);
     return 1;
   }
   const gchar *where = "--arch";
   gint arch = arch_option;
   if (arch <= 0 && (arch = default_arch (&where, &error)) == 0) {
-    g_print ("%s\n", error->message);
+    g_autofree gchar *message = shown (error->message, TRUE);
+    g_print ("%s\n", message);
     return 1;
   }
-  g_print ("monoid %s (%s), for sm_%d (%s)\n", monoid->name, monoid->origin,
-      arch, where);
+  g_autofree gchar *name = shown (monoid->name, FALSE);
+  g_autofree gchar *origin = shown (monoid->origin, FALSE);
+  g_print ("monoid %s (%s), for sm_%d (%s)\n", name, origin, arch, where);
   gboolean ok = TRUE;
   for (gint t = first; t <= last; t++)
     ok &= check_type (monoid, t, arch);

@@ -29,6 +29,32 @@ expect 2 "Usage"
 expect 1 'There is no built-in monoid named "nosuch"' nosuch
 expect 1 "the key Accumulator is missing" --load 'Acc r; r.s = x; return r;' broken
 
+# A monoid file's strings are shown with control characters escaped, so
+# that a file cannot put escape sequences on the terminal.
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+evil="$tmp/evil.monoid"
+printf '[Monoid]\nName=red\033[31mname\nDescription=t\033]0;title\007\nAccumulator=s:wide\nLoad=Acc r; /* \033[2J */ r.s = x; return r;\nCombine=Acc r; r.s = a.s + b.s; return r;\nIdentity=Acc r; r.s = 0; return r;\n' >"$evil"
+# no_escapes ARGS...: the output has no ESC or BEL byte, and shows '\x1b'.
+no_escapes() {
+  out=$("$tool" "$@" 2>&1)
+  case $out in
+    *$'\033'* | *$'\007'*) fail "$(printf '%q ' "$@")-> a raw control character in: $(printf '%q' "$out")" ;;
+  esac
+  case $out in
+    *'\x1b'*) ;;
+    *) fail "$(printf '%q ' "$@")-> no escaped \\x1b in: $(printf '%q' "$out")" ;;
+  esac
+}
+no_escapes --arch 90 --type float32 --single "$evil"
+no_escapes --arch 90 --type float32 --single "sum+$evil"
+no_escapes --arch 90 --type float32 --single --source "$evil"
+escaped_dir="$tmp/dir"$'\033'"[2J"
+mkdir "$escaped_dir"
+cp "$evil" "$escaped_dir/x.monoid"
+no_escapes --arch 90 --type float32 --single "$escaped_dir/x.monoid"
+no_escapes --arch 90 --type float32 --single "$escaped_dir/absent.monoid"
+
 out=$("$tool" --type float32 --single sum 2>&1)
 case $out in
   *"could not be opened"*)
