@@ -72,6 +72,7 @@ load_module (CrReducer *r, gchar **log, GError **error)
 #define MAX_TILE_WIDTH 32
 /* The grid's y dimension. */
 #define MAX_TILES 65535
+G_STATIC_ASSERT (CR_CHANNELS_MAX == (guint64)MAX_TILES * MAX_TILE_WIDTH);
 
 static guint
 tile_width (guint channels)
@@ -662,10 +663,10 @@ cr_reducer_set_channels (CrReducer *r, guint channels, GError **error)
   g_return_val_if_fail (channels == 1 || r->program->per_channel, FALSE);
   if (channels == r->channels)
     return TRUE;
-  if (tile_count (channels) > MAX_TILES) {
+  if (channels > CR_CHANNELS_MAX) {
     g_set_error (error, CR_ERROR, CR_ERROR_INPUT,
         "%u channels are more than per-channel results support (%u)", channels,
-        MAX_TILES * MAX_TILE_WIDTH);
+        CR_CHANNELS_MAX);
     return FALSE;
   }
   if (!cr_device_push (r->device, error))

@@ -80,10 +80,19 @@ typedef struct {
   CUdeviceptr device;
 } CrHostRegion;
 
+/* The most channels a reduction has results for: the per-channel kernel
+ * puts tiles of up to 32 channels on its grid's y dimension, which CUDA
+ * bounds at 65535 (cr-reducer.c asserts that this is their product). Each
+ * channel costs a result slot per block and per batched reduction on the
+ * GPU and a value in every result on the host, so the element refuses
+ * input of more channels before it allocates any of that. */
+#define CR_CHANNELS_MAX (65535u * 32u)
+
 /* Results per reduction: 1 (the default) reduces all elements to one
  * result; C > 1 reads the input as rows of C interleaved channels and gives
  * C results (program->out.size bytes each, channel after channel). The
- * element index a monoid sees is then the row. Only between jobs. */
+ * element index a monoid sees is then the row. At most CR_CHANNELS_MAX.
+ * Only between jobs. */
 gboolean cr_reducer_set_channels (
     CrReducer *reducer, guint channels, GError **error);
 guint cr_reducer_channels (const CrReducer *reducer);

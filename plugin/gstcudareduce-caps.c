@@ -1,6 +1,7 @@
 /* gstcudareduce-caps.c: mapping between caps and element types. */
 #include "gstcudareduce-caps.h"
 
+#include "cr-error.h"
 #include "gstcudareduce-cuda.h"
 #include "gstcudareduce-layout.h"
 
@@ -89,58 +90,89 @@ cr_caps_structure_types (const GstStructure *s)
   return types;
 }
 
-/* Elements times their size, from NNStreamer's "d1:d2:..." dimensions
- * (innermost first), and the innermost dimension; 0 when absent or not a
- * plain list of positive numbers. */
-static gsize
-tensor_bytes (const GstStructure *s, CrType type, guint *innermost)
+/* A tensor's frame size and innermost dimension from NNStreamer's
+ * "d1:d2:..." dimensions (innermost first), each of 1 to G_MAXUINT32.
+ * Without dimensions, or with an empty string, neither is fixed. */
+static gboolean
+parse_dimensions (
+    const GstStructure *s, CrType type, CrInputFormat *fmt, GError **error)
 {
   const gchar *dims = gst_structure_get_string (s, "dimensions");
+  /* Bytes, not only elements, must fit: gsize, with room to round up. */
+  const guint64 max_elements = G_MAXSIZE / 16;
   guint64 elements = 1;
 
-  *innermost = 0;
   if (dims == NULL || *dims == '\0')
-    return 0;
+    return TRUE;
   g_auto (GStrv) parts = g_strsplit (dims, ":", -1);
   for (guint k = 0; parts[k]; k++) {
     guint64 d = 0;
-    if (!g_ascii_string_to_unsigned (parts[k], 10, 1, G_MAXUINT32, &d, NULL))
-      return 0;
+    if (!g_ascii_string_to_unsigned (parts[k], 10, 1, G_MAXUINT32, &d, NULL)) {
+      g_set_error (error, CR_ERROR, CR_ERROR_INPUT,
+          "tensor dimensions \"%s\": \"%s\" is not an extent; give each "
+          "dimension as a number from 1 to %u, innermost first, separated "
+          "by ':'",
+          dims, parts[k], G_MAXUINT32);
+      return FALSE;
+    }
+    if (d > max_elements / elements) {
+      g_set_error (error, CR_ERROR, CR_ERROR_INPUT,
+          "tensor dimensions \"%s\" make more than %" G_GUINT64_FORMAT
+          " elements, which no buffer holds; give smaller dimensions",
+          dims, max_elements);
+      return FALSE;
+    }
     if (k == 0)
-      *innermost = (guint)d;
+      fmt->channels = (guint)d;
     elements *= d;
-    if (elements > G_MAXSIZE / 16)
-      return 0;
   }
-  return elements * cr_type_size (type);
+  fmt->frame_bytes = elements * cr_type_size (type);
+  return TRUE;
 }
 
 gboolean
-cr_input_format_from_caps (const GstCaps *caps, CrInputFormat *fmt)
+cr_input_format_parse (const GstCaps *caps, CrInputFormat *fmt, GError **error)
 {
   memset (fmt, 0, sizeof *fmt);
-  if (!gst_caps_is_fixed (caps))
+  if (!gst_caps_is_fixed (caps)) {
+    g_set_error (error, CR_ERROR, CR_ERROR_INPUT,
+        "caps %" GST_PTR_FORMAT " are not fixed: the element reduces one "
+        "format at a time",
+        caps);
     return FALSE;
+  }
   const GstStructure *s = gst_caps_get_structure (caps, 0);
   const gchar *media = gst_structure_get_name (s);
   g_autoptr (GList) types = cr_caps_structure_types (s);
 
-  if (types == NULL)
+  if (types == NULL) {
+    g_set_error (error, CR_ERROR, CR_ERROR_INPUT,
+        "%" GST_PTR_FORMAT " has no element type the element reduces", caps);
     return FALSE;
+  }
   fmt->type = GPOINTER_TO_INT (types->data);
   if (strcmp (media, "audio/x-raw") == 0) {
     gint channels = 0;
     fmt->family = CR_INPUT_AUDIO;
     if (!gst_structure_get_int (s, "rate", &fmt->rate)
-        || !gst_structure_get_int (s, "channels", &channels) || channels < 1)
+        || !gst_structure_get_int (s, "channels", &channels) || channels < 1) {
+      g_set_error (error, CR_ERROR, CR_ERROR_INPUT,
+          "audio caps %" GST_PTR_FORMAT " need a rate and at least one "
+          "channel",
+          caps);
       return FALSE;
+    }
     fmt->channels = fmt->components = (guint)channels;
     return TRUE;
   }
   if (strcmp (media, "video/x-raw") == 0) {
     fmt->family = CR_INPUT_VIDEO;
-    if (!gst_video_info_from_caps (&fmt->video, caps))
+    if (!gst_video_info_from_caps (&fmt->video, caps)) {
+      g_set_error (error, CR_ERROR, CR_ERROR_INPUT,
+          "video caps %" GST_PTR_FORMAT " describe no frame GStreamer knows",
+          caps);
       return FALSE;
+    }
     GstCapsFeatures *features = gst_caps_get_features (caps, 0);
     fmt->cuda_memory = features
         && gst_caps_features_contains (features, CR_CUDA_MEMORY_FEATURE);
@@ -153,10 +185,17 @@ cr_input_format_from_caps (const GstCaps *caps, CrInputFormat *fmt)
     return TRUE;
   }
   fmt->family = CR_INPUT_TENSOR;
-  fmt->frame_bytes = tensor_bytes (s, fmt->type, &fmt->channels);
+  if (!parse_dimensions (s, fmt->type, fmt, error))
+    return FALSE;
   /* Without dimensions there is no innermost index: one channel. */
   fmt->channels = fmt->components = MAX (fmt->channels, 1);
   return TRUE;
+}
+
+gboolean
+cr_input_format_from_caps (const GstCaps *caps, CrInputFormat *fmt)
+{
+  return cr_input_format_parse (caps, fmt, NULL);
 }
 
 /* The values per result field for input @s, or 0 when @s does not fix

@@ -48,6 +48,14 @@ G_BEGIN_DECLS
 
 #define CR_TENSOR_OUTPUT_CAPS "other/tensors, format = (string) static"
 
+/* What fixed @caps say about the data. Fails (CR_ERROR_INPUT, which the
+ * element posts as a stream format error) with a message that says what to
+ * fix for caps that are not fixed, of no type the element reduces, or of
+ * no frame size (tensor dimensions with an extent of 0, not a number or
+ * too many elements). */
+gboolean cr_input_format_parse (
+    const GstCaps *caps, CrInputFormat *fmt, GError **error);
+/* The same without saying why. */
 gboolean cr_input_format_from_caps (const GstCaps *caps, CrInputFormat *fmt);
 
 /* The element types that @s (fixed or not) allows. */

@@ -1,6 +1,9 @@
 /* gstcudareduce-layout.c: parts and values of a buffer's results. */
 #include "gstcudareduce-layout.h"
 
+#include "cr-error.h"
+#include "cr-reducer.h"
+
 #include <string.h>
 
 /* A video component: its plane, and where it lies among the samples of
@@ -103,6 +106,14 @@ layout_video (GstCudaReduceLayout *l, const CrInputFormat *f,
   }
 }
 
+static const gchar *
+components_word (const CrInputFormat *f)
+{
+  return f->family == CR_INPUT_VIDEO ? "components"
+      : f->family == CR_INPUT_AUDIO  ? "channels"
+                                     : "innermost indices";
+}
+
 GstCudaReduceLayout *
 gst_cuda_reduce_layout_new (const CrInputFormat *f, gboolean per_channel,
     gint component, GError **error)
@@ -112,20 +123,36 @@ gst_cuda_reduce_layout_new (const CrInputFormat *f, gboolean per_channel,
       ? video_components (&f->video, cr_type_size (f->type), comps)
       : f->components;
 
-  if (component >= (gint)n_comps) {
-    const gchar *what = f->family == CR_INPUT_VIDEO ? "components"
-        : f->family == CR_INPUT_AUDIO               ? "channels"
-                                                    : "innermost indices";
+  /* Unsigned: a tensor may have more than G_MAXINT innermost indices. */
+  if (component >= 0 && (guint)component >= n_comps) {
     g_set_error (error, GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_SETTINGS,
         "component=%d selects nothing: the input has %u %s (0 to %u). "
         "Set component to -1 (all) or to one of those",
-        component, n_comps, what, n_comps - 1);
+        component, n_comps, components_word (f), n_comps - 1);
+    return NULL;
+  }
+  /* Per-channel results and a selected component read every channel of a
+   * row on a reducer of that many channels; a whole reduction reads them
+   * as one. Video has at most 4. */
+  if ((per_channel || component >= 0) && f->channels > CR_CHANNELS_MAX) {
+    g_autofree gchar *setting = per_channel && component < 0
+        ? g_strdup ("per-channel=true")
+        : g_strdup_printf ("component=%d", component);
+    g_set_error (error, CR_ERROR, CR_ERROR_INPUT,
+        "%s reduces the input's %u %s side by side, more than the %u "
+        "channels a reduction has results for; give the input at most %u, "
+        "or set per-channel=false and component=-1 to reduce them all to "
+        "one result",
+        setting, f->channels, components_word (f), CR_CHANNELS_MAX,
+        CR_CHANNELS_MAX);
     return NULL;
   }
   GstCudaReduceLayout *l = g_new0 (GstCudaReduceLayout, 1);
   l->ref = 1;
   l->per_channel = per_channel;
-  l->values = g_new0 (GstCudaReduceValue, MAX (n_comps, 1));
+  /* One value, or one per component with per-channel results. */
+  l->values = g_new0 (
+      GstCudaReduceValue, per_channel && component < 0 ? MAX (n_comps, 1) : 1);
   l->counts_frames = f->family == CR_INPUT_VIDEO;
   if (f->family == CR_INPUT_VIDEO) {
     layout_video (l, f, comps, n_comps, component);

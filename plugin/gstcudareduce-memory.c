@@ -357,13 +357,24 @@ gst_cuda_reduce_memory_propose (GstQuery *query, GstAllocator *allocator,
     gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL);
   if (!need_pool || frame_bytes == 0)
     return;
+  /* A pool's configuration and the query hold a guint size: larger frames
+   * come from the allocator alone, rather than a pool of the size's low 32
+   * bits. */
+  if (frame_bytes > G_MAXUINT) {
+    GST_INFO_OBJECT (allocator,
+        "no pool: frames of %" G_GSIZE_FORMAT " bytes are more than a pool "
+        "holds (%u)",
+        frame_bytes, G_MAXUINT);
+    return;
+  }
+  const guint size = (guint)frame_bytes;
 
   GstBufferPool *pool = gst_buffer_pool_new ();
   GstStructure *config = gst_buffer_pool_get_config (pool);
-  gst_buffer_pool_config_set_params (config, caps, frame_bytes, min_buffers, 0);
+  gst_buffer_pool_config_set_params (config, caps, size, min_buffers, 0);
   gst_buffer_pool_config_set_allocator (config, allocator, &params);
   if (gst_buffer_pool_set_config (pool, config))
-    put_pool_first (query, pool, frame_bytes, min_buffers);
+    put_pool_first (query, pool, size, min_buffers);
   else
     GST_WARNING_OBJECT (allocator, "the pinned pool refused its configuration");
   gst_object_unref (pool);

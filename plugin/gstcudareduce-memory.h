@@ -34,8 +34,9 @@ CUdeviceptr gst_cuda_reduce_memory_device_address (GstMemory *mem,
     const guint8 *map_data, const guint8 *data, gsize size, CrDevice *device);
 
 /* Answers an ALLOCATION @query from upstream with @allocator first and,
- * where the caps fix the buffer size (@frame_bytes > 0) and upstream wants
- * a pool, a pool of its memory holding at least @min_buffers; asks for
+ * where the caps fix the buffer size (@frame_bytes > 0, and at most
+ * G_MAXUINT, the most a pool's configuration holds) and upstream wants a
+ * pool, a pool of its memory holding at least @min_buffers; asks for
  * video metas (@is_video) so that padded frames are described. */
 void gst_cuda_reduce_memory_propose (GstQuery *query, GstAllocator *allocator,
     gboolean is_video, gsize frame_bytes, guint min_buffers);

@@ -6,8 +6,10 @@
 #include "cr-error.h"
 #include "cr-reducer.h"
 
+#include <errno.h>
 #include <glib/gstdio.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -552,4 +554,59 @@ cr_test_keep_engine_debug (void)
   }
   g_string_truncate (engine_debug, 0);
   return engine_debug;
+}
+
+/* The process's address space now, in bytes (VmSize), or 0. */
+static gsize
+address_space_bytes (void)
+{
+  g_autofree gchar *status = NULL;
+  if (!g_file_get_contents ("/proc/self/status", &status, NULL, NULL))
+    return 0;
+  const gchar *line = strstr (status, "\nVmSize:");
+  return line ? (gsize)g_ascii_strtoull (line + 8, NULL, 10) << 10 : 0;
+}
+
+gchar *
+cr_test_run_bounded (CrTestBody body, gconstpointer data, gsize bytes)
+{
+  int fds[2];
+  int status = 0;
+
+  if (pipe (fds) != 0)
+    return g_strdup_printf ("pipe: %s", g_strerror (errno));
+  pid_t pid = fork ();
+  if (pid < 0)
+    return g_strdup_printf ("fork: %s", g_strerror (errno));
+  if (pid == 0) {
+    close (fds[0]);
+    /* Relative to what the process holds already: under AddressSanitizer
+     * that is terabytes of shadow. */
+    const struct rlimit limit = { address_space_bytes () + bytes,
+      address_space_bytes () + bytes };
+    g_autofree gchar *why = setrlimit (RLIMIT_AS, &limit) == 0
+        ? body (data)
+        : g_strdup_printf ("setrlimit: %s", g_strerror (errno));
+    if (why && write (fds[1], why, strlen (why)) < 0)
+      _exit (2);
+    /* _exit: neither the leaks tracer nor LeakSanitizer reports on the
+     * child's copy of the parent. */
+    _exit (why ? 1 : 0);
+  }
+  close (fds[1]);
+  GString *why = g_string_new (NULL);
+  gchar chunk[256];
+  gssize n;
+  while ((n = read (fds[0], chunk, sizeof chunk)) > 0)
+    g_string_append_len (why, chunk, n);
+  close (fds[0]);
+  if (waitpid (pid, &status, 0) != pid)
+    g_string_append_printf (why, "waitpid: %s", g_strerror (errno));
+  else if (WIFSIGNALED (status))
+    g_string_append_printf (why, "%skilled by signal %d (%s)",
+        why->len ? "; " : "", WTERMSIG (status),
+        g_strsignal (WTERMSIG (status)));
+  else if (WEXITSTATUS (status) != 0 && why->len == 0)
+    g_string_append_printf (why, "exit status %d", WEXITSTATUS (status));
+  return g_string_free (why, why->len == 0);
 }

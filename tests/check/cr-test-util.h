@@ -116,4 +116,13 @@ GPtrArray *cr_test_files_ending (const gchar *dir, const gchar *suffix);
  * one per line, in a string that the next call empties. */
 const GString *cr_test_keep_engine_debug (void);
 
+/* Runs @body (@data) in a child process whose address space may grow by at
+ * most @bytes, so that a test of input that once made huge allocations
+ * fails (the child aborts) instead of taking the machine's memory, in
+ * check's forked and unforked modes alike. @body returns NULL when it
+ * passes, else why not (it must not use check's asserts). Returns the
+ * same, or how the child ended; g_free it. */
+typedef gchar *(*CrTestBody) (gconstpointer data);
+gchar *cr_test_run_bounded (CrTestBody body, gconstpointer data, gsize bytes);
+
 G_END_DECLS

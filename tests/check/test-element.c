@@ -276,6 +276,42 @@ GST_START_TEST (test_tensor_caps_from_monoid)
 
 GST_END_TEST;
 
+/* Linking a stream of more channels than per-channel results hold: the
+ * tensor's dimensions are left open (set_caps refuses the input and says
+ * why) rather than 8 bytes allocated per channel, 16 GiB for these. */
+static gchar *
+link_huge_channel_counts (gconstpointer data)
+{
+  static const gchar *const inputs[] = {
+    "audio/x-raw, format=F32LE, layout=interleaved, rate=48000, "
+    "channels=2147483647",
+    "other/tensors, format=static, num_tensors=1, types=float32, "
+    "dimensions=(string)2000000000",
+  };
+  GstElement *e = new_element ();
+  gst_util_set_object_arg (G_OBJECT (e), "output", "tensor");
+  g_object_set (e, "monoid", "sum", "per-channel", TRUE, NULL);
+  gchar *why = NULL;
+  for (guint k = 0; k < G_N_ELEMENTS (inputs) && why == NULL; k++) {
+    g_autoptr (GstCaps) out = transform_caps (e, GST_PAD_SINK, inputs[k]);
+    if (gst_caps_get_size (out) != 1
+        || gst_structure_has_field (
+            gst_caps_get_structure (out, 0), "dimensions"))
+      why = g_strdup_printf ("%s gives %" GST_PTR_FORMAT, inputs[k], out);
+  }
+  gst_object_unref (e);
+  return why;
+}
+
+GST_START_TEST (test_tensor_caps_of_huge_channel_counts)
+{
+  g_autofree gchar *why =
+      cr_test_run_bounded (link_huge_channel_counts, NULL, 1u << 30);
+  fail_unless (why == NULL, "%s", why);
+}
+
+GST_END_TEST;
+
 /* A fused monoid: one tensor per member's result field, member by member,
  * each of its member's type. */
 GST_START_TEST (test_tensor_caps_of_fused_monoid)
@@ -498,6 +534,7 @@ element_suite (void)
   tcase_add_test (tc, test_tensor_caps_of_components);
   tcase_add_test (tc, test_tensor_caps_from_monoid);
   tcase_add_test (tc, test_tensor_caps_of_fused_monoid);
+  tcase_add_test (tc, test_tensor_caps_of_huge_channel_counts);
   tcase_add_test (tc, test_start_without_driver);
   tcase_add_test (tc, test_start_with_driver_stub);
   tcase_add_test (tc, test_driver_library_present);

@@ -1,9 +1,13 @@
 /* test-layout.c: which parts of a buffer are reduced and which values a
  * result reports, for each kind of input; no GPU needed. */
+#include "cr-error.h"
+#include "cr-reducer.h"
 #include "cr-test-leaks.h"
 #include "cr-test-util.h"
 #include "gstcudareduce-caps.h"
 #include "gstcudareduce-layout.h"
+
+#include <string.h>
 
 GST_DEBUG_CATEGORY (gst_cuda_reduce_debug);
 
@@ -251,6 +255,128 @@ GST_START_TEST (test_layout_component_out_of_range)
 
 GST_END_TEST;
 
+/* A tensor of one float32 type with dimensions @dims. */
+static GstCaps *
+tensor_caps (const gchar *dims)
+{
+  return gst_caps_new_simple ("other/tensors", "format", G_TYPE_STRING,
+      "static", "num_tensors", G_TYPE_INT, 1, "types", G_TYPE_STRING, "float32",
+      "dimensions", G_TYPE_STRING, dims, "framerate", GST_TYPE_FRACTION, 0, 1,
+      NULL);
+}
+
+/* Input of more channels than per-channel results hold: refused with
+ * per-channel results or one component (with the bound in the message),
+ * reduced whole otherwise, and never a value or part per channel allocated
+ * to find that out (2^31 of them were 16 GiB). Returns why not. */
+static gchar *
+huge_channel_counts (gconstpointer data)
+{
+  g_autofree gchar *bound = g_strdup_printf ("at most %u", CR_CHANNELS_MAX);
+  GstCaps *inputs[] = {
+    cr_test_audio_caps ("F32LE", 48000, G_MAXINT),
+    tensor_caps ("2000000000"),
+    tensor_caps ("3000000000:2"),
+  };
+  g_autoptr (CrMonoid) sum = cr_monoid_load ("sum", NULL);
+  g_autoptr (GString) why = g_string_new (NULL);
+
+  for (guint k = 0; k < G_N_ELEMENTS (inputs); k++) {
+    g_autoptr (GstCaps) caps = inputs[k];
+    g_autofree gchar *name = gst_caps_to_string (caps);
+    CrInputFormat f;
+    if (!cr_input_format_from_caps (caps, &f)) {
+      g_string_append_printf (why, "%s: refused; ", name);
+      continue;
+    }
+    g_autoptr (GstCudaReduceLayout) whole =
+        gst_cuda_reduce_layout_new (&f, FALSE, -1, NULL);
+    if (whole == NULL || whole->n_values != 1)
+      g_string_append_printf (why, "%s: no whole reduction; ", name);
+    for (gint component = -1; component <= 7; component += 8) {
+      for (gint per_channel = 1; per_channel >= (component < 0);
+           per_channel--) {
+        g_autoptr (GError) error = NULL;
+        g_autoptr (GstCudaReduceLayout) l =
+            gst_cuda_reduce_layout_new (&f, per_channel, component, &error);
+        if (l != NULL)
+          g_string_append_printf (
+              why, "%s, component %d: a layout; ", name, component);
+        else if (strstr (error->message, bound) == NULL
+            || strstr (error->message, "selects nothing") != NULL)
+          g_string_append_printf (why, "%s, component %d: \"%s\"; ", name,
+              component, error->message);
+      }
+    }
+    if (gst_cuda_reduce_layout_n_values (&f, TRUE, -1) != 0)
+      g_string_append_printf (why, "%s: per-channel values; ", name);
+    /* What linking asks: the output's dimensions are left open. */
+    g_autoptr (GstCaps) out = cr_tensor_caps_for_input (
+        gst_caps_get_structure (caps, 0), sum, TRUE, -1);
+    if (gst_caps_is_empty (out)
+        || gst_structure_has_field (
+            gst_caps_get_structure (out, 0), "dimensions"))
+      g_string_append_printf (
+          why, "%s: output %" GST_PTR_FORMAT "; ", name, out);
+  }
+  return why->len ? g_strdup (why->str) : NULL;
+}
+
+GST_START_TEST (test_layout_huge_channel_counts)
+{
+  g_autofree gchar *why =
+      cr_test_run_bounded (huge_channel_counts, NULL, 1u << 30);
+  fail_unless (why == NULL, "%s", why);
+}
+
+GST_END_TEST;
+
+/* An innermost dimension over G_MAXINT: component=7 is one of its indices
+ * (it was compared as a negative int and "selected nothing"), refused
+ * for the channel bound instead. */
+GST_START_TEST (test_layout_component_of_wide_tensor)
+{
+  g_autoptr (GstCaps) caps = tensor_caps ("3000000000");
+  g_autoptr (GError) error = NULL;
+  CrInputFormat f;
+
+  fail_unless (cr_input_format_from_caps (caps, &f));
+  fail_unless (gst_cuda_reduce_layout_new (&f, FALSE, 7, &error) == NULL);
+  fail_if (strstr (error->message, "selects nothing"), "%s", error->message);
+  g_autofree gchar *bound = g_strdup_printf ("at most %u", CR_CHANNELS_MAX);
+  fail_unless (strstr (error->message, bound), "%s", error->message);
+  fail_unless (g_error_matches (error, CR_ERROR, CR_ERROR_INPUT));
+}
+
+GST_END_TEST;
+
+/* Dimensions that give no frame size are refused, not read as far as they
+ * go ("2:0" was two channels of unknown size). */
+GST_START_TEST (test_layout_malformed_dimensions)
+{
+  static const gchar *const bad[] = { "2:0", "0", "2:x", "2::3", "-2",
+    "2:", "4294967296", "65536:65536:65536:65536:65536" };
+  for (guint k = 0; k < G_N_ELEMENTS (bad); k++) {
+    g_autoptr (GstCaps) caps = tensor_caps (bad[k]);
+    CrInputFormat f;
+    g_autoptr (GError) error = NULL;
+    fail_if (cr_input_format_parse (caps, &f, &error),
+        "dimensions %s taken: %u channels, %" G_GSIZE_FORMAT " bytes", bad[k],
+        f.channels, f.frame_bytes);
+    fail_unless (g_error_matches (error, CR_ERROR, CR_ERROR_INPUT));
+    fail_unless (strstr (error->message, bad[k]) != NULL, "%s: %s", bad[k],
+        error->message);
+    GST_INFO ("%s", error->message);
+  }
+  g_autoptr (GstCaps) good = tensor_caps ("3:4:5:6");
+  CrInputFormat f;
+  fail_unless (cr_input_format_from_caps (good, &f));
+  fail_unless_equals_int (f.channels, 3);
+  fail_unless_equals_int (f.frame_bytes, 3 * 4 * 5 * 6 * 4);
+}
+
+GST_END_TEST;
+
 static Suite *
 layout_suite (void)
 {
@@ -266,6 +392,9 @@ layout_suite (void)
   tcase_add_test (tc, test_layout_one_component);
   tcase_add_test (tc, test_layout_component_out_of_range);
   tcase_add_test (tc, test_layout_kernels_by_input);
+  tcase_add_test (tc, test_layout_huge_channel_counts);
+  tcase_add_test (tc, test_layout_malformed_dimensions);
+  tcase_add_test (tc, test_layout_component_of_wide_tensor);
   return s;
 }
 

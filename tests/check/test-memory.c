@@ -1,0 +1,73 @@
+/* test-memory.c: the element's answer to an ALLOCATION query, without a
+ * GPU (the pool's configuration, not its pinned memory). */
+#include "cr-test-leaks.h"
+#include "cr-test-util.h"
+#include "gstcudareduce-memory.h"
+
+/* Answers a query for a pool of @frame_bytes buffers with the system
+ * allocator standing in for the pinned one. */
+static GstQuery *
+proposed (gsize frame_bytes)
+{
+  g_autoptr (GstCaps) caps = cr_test_tensor_caps (CR_TYPE_UINT8, 16);
+  GstQuery *query = gst_query_new_allocation (caps, TRUE);
+  GstAllocator *allocator = gst_allocator_find (NULL);
+  gst_cuda_reduce_memory_propose (query, allocator, FALSE, frame_bytes, 9);
+  gst_object_unref (allocator);
+  return query;
+}
+
+GST_START_TEST (test_memory_pool_of_frame_size)
+{
+  g_autoptr (GstQuery) query = proposed (1 << 20);
+  GstBufferPool *pool = NULL;
+  guint size = 0, min = 0, max = 0;
+
+  fail_unless_equals_int (gst_query_get_n_allocation_params (query), 1);
+  fail_unless_equals_int (gst_query_get_n_allocation_pools (query), 1);
+  gst_query_parse_nth_allocation_pool (query, 0, &pool, &size, &min, &max);
+  fail_unless_equals_int (size, 1 << 20);
+  fail_unless_equals_int (min, 9);
+  gst_object_unref (pool);
+}
+
+GST_END_TEST;
+
+/* A pool's configuration holds a guint size: frames of 4 GiB and more get
+ * no pool (upstream allocates them from the allocator) rather than one of
+ * the size's low 32 bits (16 bytes here). */
+GST_START_TEST (test_memory_no_pool_over_guint)
+{
+  static const gsize sizes[] = { (gsize)G_MAXUINT + 17, (gsize)G_MAXUINT + 1,
+    (gsize)1 << 40 };
+  for (guint k = 0; k < G_N_ELEMENTS (sizes); k++) {
+    g_autoptr (GstQuery) query = proposed (sizes[k]);
+    fail_unless_equals_int (gst_query_get_n_allocation_params (query), 1);
+    for (guint p = 0; p < gst_query_get_n_allocation_pools (query); p++) {
+      guint size = 0;
+      gst_query_parse_nth_allocation_pool (query, p, NULL, &size, NULL, NULL);
+      fail_unless (size == sizes[k],
+          "a pool of %u-byte buffers for %" G_GSIZE_FORMAT "-byte frames", size,
+          sizes[k]);
+    }
+  }
+  /* The largest a pool holds still gets one. */
+  g_autoptr (GstQuery) largest = proposed (G_MAXUINT);
+  fail_unless_equals_int (gst_query_get_n_allocation_pools (largest), 1);
+}
+
+GST_END_TEST;
+
+static Suite *
+memory_suite (void)
+{
+  Suite *s = suite_create ("memory");
+  TCase *tc = tcase_create ("memory");
+  cr_test_check_objects (tc);
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_memory_pool_of_frame_size);
+  tcase_add_test (tc, test_memory_no_pool_over_guint);
+  return s;
+}
+
+GST_CHECK_MAIN (memory);
