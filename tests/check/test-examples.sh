@@ -6,6 +6,9 @@
 #    structure in one argument stays one argument;
 #  - without the plugin where GStreamer looks, bus-results and live-levels
 #    exit with status 1 and say to set GST_PLUGIN_PATH.
+# Meson runs it with the system's plugins that the examples use and no
+# others (GST_PLUGIN_SYSTEM_PATH_1_0, tests/check/meson.build); the
+# programs run here inherit that.
 set -u
 src=$1 bus_results=$2 live_levels=$3
 failed=0

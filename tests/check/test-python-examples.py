@@ -6,7 +6,11 @@ as the element makes them, and each program run without the plugin and
 without a CUDA driver: status 1, the element's message, no traceback.
 With --gpu (GPU suite): each program reduces a test stream and prints
 results whose values fit the input. Skipped (77) where python3-gi or numpy
-is missing, unless CUDAREDUCE_REQUIRE_PYTHON=1."""
+is missing, unless CUDAREDUCE_REQUIRE_PYTHON=1.
+
+Meson runs it with the system's plugins that the examples use and no others
+(GST_PLUGIN_SYSTEM_PATH_1_0, tests/check/meson.build); the programs run here
+inherit that."""
 import importlib.util
 import math
 import os
