@@ -179,8 +179,8 @@ gst_cuda_reduce_stream_set_caps (GstCudaReduceStream *s, GstCaps *incaps)
   g_autoptr (GError) error = NULL;
 
   s->caps.known = FALSE;
-  if (!cr_input_format_from_caps (incaps, &s->caps.format)) {
-    GST_ERROR_OBJECT (s->element, "cannot reduce %" GST_PTR_FORMAT, incaps);
+  if (!cr_input_format_parse (incaps, &s->caps.format, &error)) {
+    gst_cuda_reduce_post_error (s->element, error, NULL);
     return FALSE;
   }
   if (s->caps.format.cuda_memory && !use_pipeline_cuda_context (s))

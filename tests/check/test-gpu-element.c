@@ -723,6 +723,37 @@ GST_START_TEST (test_partial_element_is_an_error)
 
 GST_END_TEST;
 
+/* Caps the element cannot reduce are refused at set_caps with an error
+ * that says why and what to fix, never an abort (2^31 channels once
+ * allocated 16 GiB). */
+GST_START_TEST (test_refused_caps_say_why)
+{
+  const struct {
+    const gchar *caps;
+    gboolean per_channel;
+    const gchar *says;
+  } cases[] = {
+    { "other/tensors,format=static,num_tensors=1,types=float32,"
+      "dimensions=2:0,framerate=0/1",
+        FALSE, "\"0\" is not an extent" },
+    { "audio/x-raw,format=F32LE,layout=interleaved,rate=48000,"
+      "channels=2147483647",
+        TRUE, "2097120" },
+  };
+
+  for (guint k = 0; k < G_N_ELEMENTS (cases); k++) {
+    GstHarness *h = cr_test_harness (gst_caps_from_string (cases[k].caps),
+        "monoid", "sum", "per-channel", cases[k].per_channel, NULL);
+    fail_unless (gst_harness_push (h, random_buffer (CR_TYPE_FLOAT32, 64))
+        != GST_FLOW_OK);
+    assert_error_message (cr_test_pop_error (h), GST_STREAM_ERROR,
+        GST_STREAM_ERROR_FORMAT, cases[k].says, NULL);
+    gst_harness_teardown (h);
+  }
+}
+
+GST_END_TEST;
+
 static Suite *
 gpu_element_suite (void)
 {
@@ -744,6 +775,7 @@ gpu_element_suite (void)
   tcase_add_test (tc, test_compile_error_through_element);
   tcase_add_test (tc, test_device_id_out_of_range);
   tcase_add_test (tc, test_partial_element_is_an_error);
+  tcase_add_test (tc, test_refused_caps_say_why);
   return s;
 }
 
