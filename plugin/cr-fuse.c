@@ -7,7 +7,7 @@
  * qualified names ("minmax.min"), which the host side (layouts, messages,
  * tensors, context) uses like any other field list; cr-program.c generates
  * the code that maps the qualified fields onto each member's own structs. */
-#include "cr-monoid.h"
+#include "cr-fuse.h"
 
 #include "cr-error.h"
 

@@ -2,6 +2,7 @@
  * built-ins from the plugin's resources, .monoid files, and fused lists,
  * whose members are loaded here and then combined by cr_monoid_fuse. */
 #include "cr-monoid-names.h"
+#include "cr-fuse.h"
 
 #include "cr-error.h"
 

@@ -69,23 +69,12 @@ CrMonoid *cr_monoid_new (
 /* Parses the contents of a .monoid file. */
 CrMonoid *cr_monoid_new_from_data (
     const gchar *data, gsize length, const gchar *origin, GError **error);
-/* The monoids @members (CrMonoid) as one, each member's fields under its
- * label in @labels (one per member, identifiers, NULL-terminated): its
- * fields are "label.field". Labels must differ. Names are resolved by
- * cr-monoid-names.h, which calls this. */
-CrMonoid *cr_monoid_fuse (
-    GPtrArray *members, const gchar *const *labels, GError **error);
-
 CrMonoid *cr_monoid_ref (CrMonoid *monoid);
 void cr_monoid_unref (CrMonoid *monoid);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (CrMonoid, cr_monoid_unref)
 
 /* The fields results have: Output when there is a Finalize, else Accumulator. */
 GArray *cr_monoid_result_fields (const CrMonoid *monoid);
-
-/* The field name without a fused member's "label.": "threshold" for
- * "lo.threshold". */
-const gchar *cr_field_base_name (const gchar *name);
 
 /* Letters, digits and '_', not starting with a digit: a field name, or a
  * fused member's label. */

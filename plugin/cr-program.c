@@ -1,5 +1,6 @@
 /* cr-program.c: generating CUDA source for a monoid and an input type. */
 #include "cr-program.h"
+#include "cr-fuse.h"
 
 #include "cr-error.h"
 

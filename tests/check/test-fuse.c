@@ -2,6 +2,7 @@
  * qualified fields, what is refused, and their context. No GPU and no
  * NVRTC needed (test-compile.c compiles them). */
 #include "cr-test-util.h"
+#include "cr-fuse.h"
 
 #include "cr-error.h"
 #include "cr-program.h"
