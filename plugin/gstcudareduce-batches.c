@@ -98,21 +98,21 @@ drop_locked (GstCudaReduceBatches *b)
  * count frames: a frame's parts on one reducer continue each other, and
  * each reducer's rows before are its own. */
 static CrSubmitOptions
-part_options (const GstCudaReduceLayout *layout, guint k,
+part_options (const GstCudaReducePlan *plan, guint k,
     const GstCudaReduceSlice *slice, gboolean has_data)
 {
-  const GstCudaReducePart *part = &layout->parts[k];
+  const GstCudaReducePart *part = &plan->parts[k];
   CrSubmitOptions options = slice->options;
 
-  if (!layout->counts_frames)
+  if (!plan->counts_frames)
     return options;
   options.rows_before = 0;
-  for (guint j = 0; j < layout->n_parts; j++)
-    if (layout->parts[j].reducer == part->reducer)
-      options.rows_before += slice->options.rows_before * layout->parts[j].rows;
+  for (guint j = 0; j < plan->n_parts; j++)
+    if (plan->parts[j].reducer == part->reducer)
+      options.rows_before += slice->options.rows_before * plan->parts[j].rows;
   for (guint j = 0; has_data && j < k; j++)
-    if (layout->parts[j].reducer == part->reducer) {
-      options.rows_before += layout->parts[j].rows;
+    if (plan->parts[j].reducer == part->reducer) {
+      options.rows_before += plan->parts[j].rows;
       options.carry = TRUE;
     }
   options.discard_result |= !part->keeps;
@@ -177,9 +177,9 @@ submit_one (GstCudaReduceBatches *b, CrReducer *reducer,
  * them so). The two are then one reduction, one launch. */
 static gboolean
 continues_in_memory (
-    const GstCudaReduceLayout *layout, const CrHostRegion *regions, guint k)
+    const GstCudaReducePlan *plan, const CrHostRegion *regions, guint k)
 {
-  const GstCudaReducePart *a = &layout->parts[k], *b = &layout->parts[k + 1];
+  const GstCudaReducePart *a = &plan->parts[k], *b = &plan->parts[k + 1];
   const CrHostRegion *ra = &regions[k], *rb = &regions[k + 1];
   const gsize span = ra->stride * ra->n_rows;
 
@@ -198,7 +198,7 @@ submit_slice (GstCudaReduceBatches *b, CrReducer *const *reducers,
     const GstCudaReduceSlice *slice, const guint8 *ctx,
     const GstSegment *segment, gboolean *launches, GError **error)
 {
-  const GstCudaReduceLayout *layout = p->layout;
+  const GstCudaReducePlan *plan = p->plan;
   GstCudaReduceReduction r = {
     .timestamp = slice->timestamp,
     .duration = slice->duration,
@@ -209,8 +209,8 @@ submit_slice (GstCudaReduceBatches *b, CrReducer *const *reducers,
     r.running_time = gst_segment_to_running_time (
         segment, GST_FORMAT_TIME, slice->timestamp);
   }
-  for (guint k = 0; k < layout->n_parts; k++) {
-    const GstCudaReducePart *part = &layout->parts[k];
+  for (guint k = 0; k < plan->n_parts; k++) {
+    const GstCudaReducePart *part = &plan->parts[k];
     CrHostRegion region = { .n_rows = 1 };
     /* Without data (an interval's end) only the states are read. */
     if (regions == NULL && !part->keeps)
@@ -223,22 +223,22 @@ submit_slice (GstCudaReduceBatches *b, CrReducer *const *reducers,
       if (region.device)
         region.device += slice->offset;
     }
-    CrSubmitOptions options = part_options (layout, k, slice, regions != NULL);
+    CrSubmitOptions options = part_options (plan, k, slice, regions != NULL);
     /* Planes one after another: one region of all their rows, which
      * starts where the first does and ends a result where the last does. */
     guint last = k;
-    while (regions && slice->whole && last + 1 < layout->n_parts
-        && continues_in_memory (layout, regions, last)) {
+    while (regions && slice->whole && last + 1 < plan->n_parts
+        && continues_in_memory (plan, regions, last)) {
       last++;
       region.n_rows += regions[last].n_rows;
     }
     if (last != k)
       options.discard_result =
-          part_options (layout, last, slice, TRUE).discard_result;
+          part_options (plan, last, slice, TRUE).discard_result;
     k = last;
     r.part = k;
     r.keeps = !options.discard_result;
-    r.emit = slice->emit && k == layout->n_parts - 1;
+    r.emit = slice->emit && k == plan->n_parts - 1;
     r.job = NULL;
     r.result = 0;
     if (!submit_one (b, reducers[part->reducer], p, &region, ctx, &options, &r,

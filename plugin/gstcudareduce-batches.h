@@ -38,7 +38,7 @@ void gst_cuda_reduce_batches_clear (GstCudaReduceBatches *batches);
 
 /* The streaming thread: submits, or gathers into the open batch, the
  * reductions of each of @slices (GstCudaReduceSlice) for @p: one per part
- * of p->layout, of @regions[part] on @reducers[part->reducer], with
+ * of p->plan, of @regions[part] on @reducers[part->reducer], with
  * context @ctx. @regions NULL: no data, only the end of an interval.
  * @segment gives the results' stream and running times. Sets *@cost to
  * the launches it started (0 or 1). On failure sets @error and forgets

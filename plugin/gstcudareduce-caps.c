@@ -3,7 +3,7 @@
 
 #include "cr-error.h"
 #include "gstcudareduce-cuda.h"
-#include "gstcudareduce-layout.h"
+#include "gstcudareduce-plan.h"
 
 #include <gst/audio/audio.h>
 #include <string.h>
@@ -209,7 +209,7 @@ values_of (const GstStructure *s, gboolean per_channel, gint component)
   if (!per_channel)
     values = 1;
   else if (gst_caps_is_fixed (caps) && cr_input_format_from_caps (caps, &fmt))
-    values = gst_cuda_reduce_layout_n_values (&fmt, per_channel, component);
+    values = gst_cuda_reduce_plan_n_values (&fmt, per_channel, component);
   else if (component >= 0)
     values = 1;
   gst_caps_unref (caps);

@@ -1,6 +1,6 @@
 /* gstcudareduce-format.h: what fixed sink caps say about the data, as the
- * caps parser (gstcudareduce-caps.c) fills it in and the layout
- * (gstcudareduce-layout.c) reads it. A header of its own so that neither
+ * caps parser (gstcudareduce-caps.c) fills it in and the plan
+ * (gstcudareduce-plan.c) reads it. A header of its own so that neither
  * of those includes the other's. */
 #pragma once
 

@@ -10,7 +10,7 @@
 
 GstCudaReducePending *
 gst_cuda_reduce_pending_new (GstBuffer *buffer, const CrProgram *program,
-    const GQuark *field_quarks, CrMonoid *monoid, GstCudaReduceLayout *layout,
+    const GQuark *field_quarks, CrMonoid *monoid, GstCudaReducePlan *plan,
     gboolean spans_buffers, const GstCudaReduceDelivery *delivery)
 {
   GstCudaReducePending *p = g_new0 (GstCudaReducePending, 1);
@@ -19,7 +19,7 @@ gst_cuda_reduce_pending_new (GstBuffer *buffer, const CrProgram *program,
   p->program = program;
   p->field_quarks = field_quarks;
   p->monoid = cr_monoid_ref (monoid);
-  p->layout = gst_cuda_reduce_layout_ref (layout);
+  p->plan = gst_cuda_reduce_plan_ref (plan);
   p->spans_buffers = spans_buffers;
   p->delivery = *delivery;
   return p;
@@ -45,7 +45,7 @@ gst_cuda_reduce_pending_free (GstCudaReducePending *p)
     gst_buffer_unmap (p->buffer, &p->map);
   gst_clear_buffer (&p->buffer);
   g_clear_pointer (&p->monoid, cr_monoid_unref);
-  g_clear_pointer (&p->layout, gst_cuda_reduce_layout_unref);
+  g_clear_pointer (&p->plan, gst_cuda_reduce_plan_unref);
   g_free (p);
 }
 
@@ -92,8 +92,8 @@ map_cuda_frame (GstCudaReducePending *p, GstElement *element,
     return FALSE;
   }
   p->is_frame = TRUE;
-  for (guint k = 0; k < p->layout->n_parts; k++) {
-    plane_region (&p->frame, p->layout->parts[k].plane, &regions[k]);
+  for (guint k = 0; k < p->plan->n_parts; k++) {
+    plane_region (&p->frame, p->plan->parts[k].plane, &regions[k]);
     regions[k].device = (CUdeviceptr)(guintptr)regions[k].data;
     regions[k].data = NULL;
   }
@@ -105,9 +105,9 @@ gst_cuda_reduce_pending_map (GstCudaReducePending *p, GstElement *element,
     const CrInputFormat *format, CrDevice *device, CrHostRegion *regions)
 {
   GstBuffer *buf = p->buffer;
-  const GstCudaReduceLayout *layout = p->layout;
+  const GstCudaReducePlan *plan = p->plan;
 
-  memset (regions, 0, layout->n_parts * sizeof *regions);
+  memset (regions, 0, plan->n_parts * sizeof *regions);
   if (format->family != CR_INPUT_VIDEO) {
     if (!gst_buffer_map (buf, &p->map, GST_MAP_READ)) {
       GST_ELEMENT_ERROR (
@@ -131,8 +131,8 @@ gst_cuda_reduce_pending_map (GstCudaReducePending *p, GstElement *element,
     return FALSE;
   }
   p->is_frame = TRUE;
-  for (guint k = 0; k < layout->n_parts; k++) {
-    plane_region (&p->frame, layout->parts[k].plane, &regions[k]);
+  for (guint k = 0; k < plan->n_parts; k++) {
+    plane_region (&p->frame, plan->parts[k].plane, &regions[k]);
     find_device_address (buf, p->frame.map[0].data, device, &regions[k]);
   }
   return TRUE;
@@ -152,13 +152,13 @@ set_field (GstStructure *s, const GstCudaReducePending *p, guint f,
   const CrLayout *out = &p->program->out;
   GValue value = G_VALUE_INIT;
 
-  if (!p->layout->per_channel) {
+  if (!p->plan->per_channel) {
     cr_type_to_gvalue (out->types[f], values->bytes + out->offsets[f], &value);
     gst_structure_id_take_value (s, p->field_quarks[f], &value);
     return;
   }
   g_value_init (&value, GST_TYPE_ARRAY);
-  for (guint v = 0; v < p->layout->n_values; v++) {
+  for (guint v = 0; v < p->plan->n_values; v++) {
     GValue item = G_VALUE_INIT;
     cr_type_to_gvalue (
         out->types[f], values->bytes + v * out->size + out->offsets[f], &item);
@@ -198,10 +198,10 @@ result_structure (const GstCudaReducePending *p,
     const GstCudaReduceReduction *r, const Values *values)
 {
   const CrLayout *out = &p->program->out;
-  const GstCudaReduceLayout *layout = p->layout;
+  const GstCudaReducePlan *plan = p->plan;
   guint64 count = 0;
 
-  for (guint v = 0; v < layout->n_values; v++)
+  for (guint v = 0; v < plan->n_values; v++)
     count += values->counts[v];
   init_quarks ();
   GstStructure *s = gst_structure_new_id (q.name, q.timestamp, G_TYPE_UINT64,
@@ -209,16 +209,16 @@ result_structure (const GstCudaReducePending *p,
       q.running_time, G_TYPE_UINT64, r->running_time, q.duration, G_TYPE_UINT64,
       r->duration, q.monoid, G_TYPE_STRING, p->monoid->name, q.count,
       G_TYPE_UINT64, count, NULL);
-  if (layout->per_channel) {
+  if (plan->per_channel) {
     GValue counts = G_VALUE_INIT;
     g_value_init (&counts, GST_TYPE_ARRAY);
-    for (guint v = 0; v < layout->n_values; v++) {
+    for (guint v = 0; v < plan->n_values; v++) {
       GValue item = G_VALUE_INIT;
       g_value_init (&item, G_TYPE_UINT64);
       g_value_set_uint64 (&item, values->counts[v]);
       gst_value_array_append_and_take_value (&counts, &item);
     }
-    gst_structure_id_set (s, q.channels, G_TYPE_UINT, layout->n_values, NULL);
+    gst_structure_id_set (s, q.channels, G_TYPE_UINT, plan->n_values, NULL);
     gst_structure_id_take_value (s, q.counts, &counts);
   }
   for (guint f = 0; f < out->n_fields; f++)
@@ -267,7 +267,7 @@ tensor_buffer (const GstCudaReducePending *p, const GstCudaReduceReduction *r,
     const Values *values)
 {
   const CrLayout *out = &p->program->out;
-  const guint n = p->layout->n_values;
+  const guint n = p->plan->n_values;
   GstBuffer *buf = gst_buffer_new ();
 
   for (guint f = 0; f < out->n_fields; f++) {
@@ -297,18 +297,18 @@ static void
 read_values (const GstCudaReducePending *p, const GstCudaReduceReduction *r,
     guint8 *channels, Values *values)
 {
-  const GstCudaReduceLayout *layout = p->layout;
+  const GstCudaReducePlan *plan = p->plan;
   const gsize size = p->program->out.size;
   guint64 count = 0;
 
   cr_job_read (r->job, r->result, channels, &count);
-  for (guint v = 0; v < layout->n_values; v++) {
-    const GstCudaReduceValue *from = &layout->values[v];
+  for (guint v = 0; v < plan->n_values; v++) {
+    const GstCudaReduceValue *from = &plan->values[v];
     if (from->part != r->part)
       continue;
     memcpy (values->bytes + v * size, channels + from->channel * size, size);
     /* The job counts every channel of its part. */
-    values->counts[v] = count / layout->parts[r->part].channels;
+    values->counts[v] = count / plan->parts[r->part].channels;
   }
 }
 
@@ -316,15 +316,15 @@ GstFlowReturn
 gst_cuda_reduce_pending_complete (GstCudaReducePending *p,
     const GstCudaReduceOutputs *outputs, GError **error)
 {
-  const GstCudaReduceLayout *layout = p->layout;
+  const GstCudaReducePlan *plan = p->plan;
   const gsize size = MAX (p->program->out.size, 1);
   guint widest = 1;
 
-  for (guint k = 0; k < layout->n_parts; k++)
-    widest = MAX (widest, layout->parts[k].channels);
+  for (guint k = 0; k < plan->n_parts; k++)
+    widest = MAX (widest, plan->parts[k].channels);
   g_autofree guint8 *channels = g_malloc0 (size * widest);
-  g_autofree guint8 *bytes = g_malloc0 (size * layout->n_values);
-  g_autofree guint64 *counts = g_new0 (guint64, layout->n_values);
+  g_autofree guint8 *bytes = g_malloc0 (size * plan->n_values);
+  g_autofree guint64 *counts = g_new0 (guint64, plan->n_values);
   Values values = { bytes, counts };
 
   for (guint k = 0; k < p->reductions->len; k++) {

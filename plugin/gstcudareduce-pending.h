@@ -5,7 +5,7 @@
 
 #include "cr-reducer.h"
 #include "gstcudareduce-caps.h"
-#include "gstcudareduce-layout.h"
+#include "gstcudareduce-plan.h"
 #include "gstcudareduce-props.h"
 #include "gstcudareduce-watchdog.h"
 
@@ -19,7 +19,7 @@ G_BEGIN_DECLS
 typedef struct {
   CrJob *job; /* NULL while gathered for a batch not launched yet */
   guint result; /* its index among the job's results */
-  guint part; /* of the layout */
+  guint part; /* of the plan */
   gboolean keeps; /* has a result, which gives values of the next emit */
   gboolean emit; /* posts (and in tensor mode pushes) a result */
   GstClockTime timestamp, duration, stream_time, running_time;
@@ -35,7 +35,7 @@ typedef struct {
   const CrProgram *program; /* owned by the element's programs */
   const GQuark *field_quarks; /* likewise: of program->out's fields */
   CrMonoid *monoid;
-  GstCudaReduceLayout *layout; /* its parts, and the values reported */
+  GstCudaReducePlan *plan; /* its parts, and the values reported */
   gboolean spans_buffers; /* results of an interval */
   GstCudaReduceDelivery delivery; /* as the properties were at submission */
   /* Some reductions wait for a batch's launch. Set under the element's
@@ -49,14 +49,14 @@ typedef struct {
 /* Takes @buffer (may be NULL). */
 GstCudaReducePending *gst_cuda_reduce_pending_new (GstBuffer *buffer,
     const CrProgram *program, const GQuark *field_quarks, CrMonoid *monoid,
-    GstCudaReduceLayout *layout, gboolean spans_buffers,
+    GstCudaReducePlan *plan, gboolean spans_buffers,
     const GstCudaReduceDelivery *delivery);
 /* Waits for the GPU (a job's memory may still be read) and releases
  * everything. */
 void gst_cuda_reduce_pending_free (GstCudaReducePending *pending);
 
 /* Maps @pending's buffer for reading, as rows of @format, and sets
- * @regions[k] to part k of its layout: video honours GstVideoMeta strides
+ * @regions[k] to part k of its plan: video honours GstVideoMeta strides
  * and offsets, and only each row's visible pixels reach the GPU. Sets a
  * region's device address where @device reads the memory in place. Posts
  * the error on @element on failure. */

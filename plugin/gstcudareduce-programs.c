@@ -92,10 +92,10 @@ load (GstCudaReducePrograms *programs, GstElement *element, CrProgram *program)
 gboolean
 gst_cuda_reduce_programs_use (GstCudaReducePrograms *programs,
     GstElement *element, CrMonoid *monoid, CrType type,
-    const GstCudaReduceLayout *layout)
+    const GstCudaReducePlan *plan)
 {
   g_autoptr (CrProgram) program =
-      cr_program_new_with (monoid, type, layout->kernels);
+      cr_program_new_with (monoid, type, plan->kernels);
   GstCudaReduceProgram *entry =
       g_hash_table_lookup (programs->by_source, program->source);
   g_autoptr (GError) error = NULL;
@@ -104,7 +104,7 @@ gst_cuda_reduce_programs_use (GstCudaReducePrograms *programs,
       && (entry = load (programs, element, g_steal_pointer (&program))) == NULL)
     return FALSE;
   /* More states: the same program loaded again (from the cache). */
-  while (entry->reducers->len < layout->n_reducers) {
+  while (entry->reducers->len < plan->n_reducers) {
     CrReducer *reducer =
         cr_reducer_new (programs->device, entry->program, NULL, &error);
     if (reducer == NULL) {
@@ -113,9 +113,9 @@ gst_cuda_reduce_programs_use (GstCudaReducePrograms *programs,
     }
     g_ptr_array_add (entry->reducers, reducer);
   }
-  for (guint k = 0; k < layout->n_reducers; k++)
+  for (guint k = 0; k < plan->n_reducers; k++)
     if (!cr_reducer_set_channels (g_ptr_array_index (entry->reducers, k),
-            layout->reducer_channels[k], &error)) {
+            plan->reducer_channels[k], &error)) {
       gst_cuda_reduce_post_error (element, error, NULL);
       return FALSE;
     }

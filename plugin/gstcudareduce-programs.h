@@ -7,14 +7,14 @@
 #pragma once
 
 #include "cr-reducer.h"
-#include "gstcudareduce-layout.h"
+#include "gstcudareduce-plan.h"
 
 #include <gst/gst.h>
 
 G_BEGIN_DECLS
 
 /* A program loaded on the element's device, with a reducer for each state
- * a layout's parts carry (one per plane of per-channel YUV). */
+ * a plan's parts carry (one per plane of per-channel YUV). */
 typedef struct {
   CrProgram *program;
   GPtrArray *reducers; /* CrReducer, at least one */
@@ -39,14 +39,14 @@ void gst_cuda_reduce_programs_init (
     GstCudaReducePrograms *programs, CrDevice *device);
 void gst_cuda_reduce_programs_clear (GstCudaReducePrograms *programs);
 
-/* Makes @monoid on @type the active program for @layout's reducers,
+/* Makes @monoid on @type the active program for @plan's reducers,
  * compiling it unless it was before. Posts the error on @element on
  * failure. */
 gboolean gst_cuda_reduce_programs_use (GstCudaReducePrograms *programs,
     GstElement *element, CrMonoid *monoid, CrType type,
-    const GstCudaReduceLayout *layout);
+    const GstCudaReducePlan *plan);
 
-/* The active program's reducers, one per state the layout keeps. */
+/* The active program's reducers, one per state the plan keeps. */
 CrReducer *const *gst_cuda_reduce_programs_reducers (
     const GstCudaReducePrograms *programs);
 

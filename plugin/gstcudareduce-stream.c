@@ -62,7 +62,7 @@ gst_cuda_reduce_stream_stop (GstCudaReduceStream *s, gboolean abandoned)
   if (abandoned)
     return;
   gst_cuda_reduce_window_reset (&s->window);
-  g_clear_pointer (&s->caps.layout, gst_cuda_reduce_layout_unref);
+  g_clear_pointer (&s->caps.plan, gst_cuda_reduce_plan_unref);
   gst_cuda_reduce_programs_clear (&s->programs);
   g_clear_pointer (&s->device, cr_device_unref);
   gst_cuda_reduce_cuda_close (s->cuda);
@@ -192,17 +192,17 @@ gst_cuda_reduce_stream_set_caps (GstCudaReduceStream *s, GstCaps *incaps)
     gst_cuda_reduce_post_error (s->element, error, NULL);
     return FALSE;
   }
-  g_clear_pointer (&s->caps.layout, gst_cuda_reduce_layout_unref);
-  s->caps.layout = gst_cuda_reduce_layout_new (
+  g_clear_pointer (&s->caps.plan, gst_cuda_reduce_plan_unref);
+  s->caps.plan = gst_cuda_reduce_plan_new (
       &s->caps.format, s->setup.per_channel, s->setup.component, &error);
-  if (s->caps.layout == NULL) {
+  if (s->caps.plan == NULL) {
     gst_cuda_reduce_post_error (s->element, error, NULL);
     return FALSE;
   }
   s->caps.known = TRUE;
   /* Compile now, never per buffer. */
   if (!gst_cuda_reduce_programs_use (&s->programs, s->element,
-          s->settings.monoid, s->caps.format.type, s->caps.layout))
+          s->settings.monoid, s->caps.format.type, s->caps.plan))
     return FALSE;
   s->caps.tensors = s->programs.active->program->out.n_fields;
   return TRUE;
@@ -237,7 +237,7 @@ follow_monoid (GstCudaReduceStream *s)
     return FALSE;
   }
   return gst_cuda_reduce_programs_use (
-      &s->programs, s->element, monoid, s->caps.format.type, s->caps.layout);
+      &s->programs, s->element, monoid, s->caps.format.type, s->caps.plan);
 }
 
 /* The context for the next launch, packed again only after a change. */
@@ -274,7 +274,7 @@ pending_new (GstCudaReduceStream *s, GstBuffer *buf)
 {
   const GstCudaReduceProgram *active = s->programs.active;
   return gst_cuda_reduce_pending_new (buf, active->program,
-      active->field_quarks, s->programs.active_monoid, s->caps.layout,
+      active->field_quarks, s->programs.active_monoid, s->caps.plan,
       s->window.length > 0, &s->settings.delivery);
 }
 
@@ -293,11 +293,11 @@ submit_mapped (GstCudaReduceStream *s, GstCudaReducePending *p, GstBuffer *buf,
   g_autoptr (GError) error = NULL;
   const CrInputFormat *f = &s->caps.format;
   const gsize elem = cr_type_size (f->type);
-  /* Video windows count frames; the layout knows each part's rows. */
-  const gboolean frames = s->caps.layout->counts_frames;
+  /* Video windows count frames; the plan knows each part's rows. */
+  const gboolean frames = s->caps.plan->counts_frames;
   GstCudaReduceInput input = {
     .bytes = frames ? 1 : regions[0].row_bytes * regions[0].n_rows,
-    .row_bytes = frames ? 1 : elem * s->caps.layout->parts[0].channels,
+    .row_bytes = frames ? 1 : elem * s->caps.plan->parts[0].channels,
     .frame_bytes = f->family == CR_INPUT_AUDIO ? elem * f->channels : 0,
     .rate = f->rate,
     .pts = GST_BUFFER_PTS (buf),

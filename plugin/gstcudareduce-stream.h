@@ -35,7 +35,7 @@ typedef struct {
   GstCudaReducePrograms programs;
   struct {
     CrInputFormat format;
-    GstCudaReduceLayout *layout; /* of format, per channel and component */
+    GstCudaReducePlan *plan; /* of format, per channel and component */
     gboolean known;
     guint tensors; /* output tensors negotiated */
   } caps;
@@ -59,7 +59,7 @@ gboolean gst_cuda_reduce_stream_start (
 void gst_cuda_reduce_stream_stop (
     GstCudaReduceStream *stream, gboolean abandoned);
 
-/* New input caps: the format, the layout, and the program compiled now
+/* New input caps: the format, the plan, and the program compiled now
  * rather than for the first buffer. Posts the error on failure. */
 gboolean gst_cuda_reduce_stream_set_caps (
     GstCudaReduceStream *stream, GstCaps *incaps);

@@ -103,28 +103,28 @@ check_field_name (const gchar *name)
 }
 
 static void
-check_layout (const CrLayout *layout, GArray *fields, const gchar *what)
+check_layout (const CrLayout *plan, GArray *fields, const gchar *what)
 {
-  if (layout->n_fields != fields->len)
+  if (plan->n_fields != fields->len)
     cr_fuzz_fail (
-        "%s: %u fields laid out of %u", what, layout->n_fields, fields->len);
+        "%s: %u fields laid out of %u", what, plan->n_fields, fields->len);
   gsize end = 0;
-  for (guint f = 0; f < layout->n_fields; f++) {
-    const gsize size = cr_type_size (layout->types[f]);
-    const gsize offset = layout->offsets[f];
-    check_field_name (layout->names[f]);
-    if (offset % size != 0 || offset < end || offset + size > layout->size
-        || size > layout->align)
+  for (guint f = 0; f < plan->n_fields; f++) {
+    const gsize size = cr_type_size (plan->types[f]);
+    const gsize offset = plan->offsets[f];
+    check_field_name (plan->names[f]);
+    if (offset % size != 0 || offset < end || offset + size > plan->size
+        || size > plan->align)
       cr_fuzz_fail (
           "%s: field %s (%" G_GSIZE_FORMAT " bytes) at %" G_GSIZE_FORMAT
           " in a struct of %" G_GSIZE_FORMAT " aligned to %" G_GSIZE_FORMAT,
-          what, layout->names[f], size, offset, layout->size, layout->align);
+          what, plan->names[f], size, offset, plan->size, plan->align);
     end = offset + size;
   }
-  if (layout->n_fields > 0 && layout->size % layout->align != 0)
+  if (plan->n_fields > 0 && plan->size % plan->align != 0)
     cr_fuzz_fail ("%s: size %" G_GSIZE_FORMAT
                   " is not a multiple of %" G_GSIZE_FORMAT,
-        what, layout->size, layout->align);
+        what, plan->size, plan->align);
 }
 
 void

@@ -1,4 +1,4 @@
-/* gstcudareduce-layout.h: which reductions a buffer takes, and which of
+/* gstcudareduce-plan.h: which reductions a buffer takes, and which of
  * their results a message reports.
  *
  * A buffer is reduced in parts: audio and tensors in one, video in one
@@ -51,22 +51,21 @@ typedef struct {
   gboolean per_channel;
   GstCudaReduceValue *values;
   guint n_values;
-} GstCudaReduceLayout;
+} GstCudaReducePlan;
 
-/* The layout for @format with per-channel results or not, and @component
+/* The plan for @format with per-channel results or not, and @component
  * (-1: every component; else the index of the value that per-channel
  * results give). Fails, with a message that says what to fix, for a
  * component the format does not have. */
-GstCudaReduceLayout *gst_cuda_reduce_layout_new (const CrInputFormat *format,
+GstCudaReducePlan *gst_cuda_reduce_plan_new (const CrInputFormat *format,
     gboolean per_channel, gint component, GError **error);
-GstCudaReduceLayout *gst_cuda_reduce_layout_ref (GstCudaReduceLayout *layout);
-void gst_cuda_reduce_layout_unref (GstCudaReduceLayout *layout);
-G_DEFINE_AUTOPTR_CLEANUP_FUNC (
-    GstCudaReduceLayout, gst_cuda_reduce_layout_unref)
+GstCudaReducePlan *gst_cuda_reduce_plan_ref (GstCudaReducePlan *plan);
+void gst_cuda_reduce_plan_unref (GstCudaReducePlan *plan);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (GstCudaReducePlan, gst_cuda_reduce_plan_unref)
 
 /* Values per field that results of @format have with @per_channel and
- * @component, without making the layout: 0 when they cannot be had. */
-guint gst_cuda_reduce_layout_n_values (
+ * @component, without making the plan: 0 when they cannot be had. */
+guint gst_cuda_reduce_plan_n_values (
     const CrInputFormat *format, gboolean per_channel, gint component);
 
 G_END_DECLS

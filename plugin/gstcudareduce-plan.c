@@ -1,5 +1,5 @@
-/* gstcudareduce-layout.c: parts and values of a buffer's results. */
-#include "gstcudareduce-layout.h"
+/* gstcudareduce-plan.c: parts and values of a buffer's results. */
+#include "gstcudareduce-plan.h"
 
 #include "cr-error.h"
 #include "cr-reducer.h"
@@ -51,7 +51,7 @@ plane_bytes (const GstVideoInfo *info, guint plane)
 }
 
 static GstCudaReducePart *
-add_part (GstCudaReduceLayout *l, guint plane, guint channels, guint reducer)
+add_part (GstCudaReducePlan *l, guint plane, guint channels, guint reducer)
 {
   GstCudaReducePart *part = &l->parts[l->n_parts++];
   part->plane = plane;
@@ -63,7 +63,7 @@ add_part (GstCudaReduceLayout *l, guint plane, guint channels, guint reducer)
 }
 
 static void
-add_value (GstCudaReduceLayout *l, guint part, guint channel)
+add_value (GstCudaReducePlan *l, guint part, guint channel)
 {
   l->values[l->n_values].part = part;
   l->values[l->n_values].channel = channel;
@@ -73,7 +73,7 @@ add_value (GstCudaReduceLayout *l, guint part, guint channel)
 /* Video: one part per plane for a whole frame or per-channel values, or
  * the one plane of the selected component. */
 static void
-layout_video (GstCudaReduceLayout *l, const CrInputFormat *f,
+plan_video (GstCudaReducePlan *l, const CrInputFormat *f,
     const Component *comps, guint n_comps, gint component)
 {
   const GstVideoInfo *info = &f->video;
@@ -114,8 +114,8 @@ components_word (const CrInputFormat *f)
                                      : "innermost indices";
 }
 
-GstCudaReduceLayout *
-gst_cuda_reduce_layout_new (const CrInputFormat *f, gboolean per_channel,
+GstCudaReducePlan *
+gst_cuda_reduce_plan_new (const CrInputFormat *f, gboolean per_channel,
     gint component, GError **error)
 {
   Component comps[GST_VIDEO_MAX_COMPONENTS];
@@ -147,7 +147,7 @@ gst_cuda_reduce_layout_new (const CrInputFormat *f, gboolean per_channel,
         CR_CHANNELS_MAX);
     return NULL;
   }
-  GstCudaReduceLayout *l = g_new0 (GstCudaReduceLayout, 1);
+  GstCudaReducePlan *l = g_new0 (GstCudaReducePlan, 1);
   l->ref = 1;
   l->per_channel = per_channel;
   /* One value, or one per component with per-channel results. */
@@ -155,7 +155,7 @@ gst_cuda_reduce_layout_new (const CrInputFormat *f, gboolean per_channel,
       GstCudaReduceValue, per_channel && component < 0 ? MAX (n_comps, 1) : 1);
   l->counts_frames = f->family == CR_INPUT_VIDEO;
   if (f->family == CR_INPUT_VIDEO) {
-    layout_video (l, f, comps, n_comps, component);
+    plan_video (l, f, comps, n_comps, component);
   } else if (component >= 0) {
     add_part (l, 0, f->channels, 0);
     add_value (l, 0, component);
@@ -178,15 +178,15 @@ gst_cuda_reduce_layout_new (const CrInputFormat *f, gboolean per_channel,
   return l;
 }
 
-GstCudaReduceLayout *
-gst_cuda_reduce_layout_ref (GstCudaReduceLayout *l)
+GstCudaReducePlan *
+gst_cuda_reduce_plan_ref (GstCudaReducePlan *l)
 {
   g_atomic_int_inc (&l->ref);
   return l;
 }
 
 void
-gst_cuda_reduce_layout_unref (GstCudaReduceLayout *l)
+gst_cuda_reduce_plan_unref (GstCudaReducePlan *l)
 {
   if (!g_atomic_int_dec_and_test (&l->ref))
     return;
@@ -195,10 +195,10 @@ gst_cuda_reduce_layout_unref (GstCudaReduceLayout *l)
 }
 
 guint
-gst_cuda_reduce_layout_n_values (
+gst_cuda_reduce_plan_n_values (
     const CrInputFormat *format, gboolean per_channel, gint component)
 {
-  g_autoptr (GstCudaReduceLayout) l =
-      gst_cuda_reduce_layout_new (format, per_channel, component, NULL);
+  g_autoptr (GstCudaReducePlan) l =
+      gst_cuda_reduce_plan_new (format, per_channel, component, NULL);
   return l ? l->n_values : 0;
 }

@@ -1,11 +1,11 @@
-/* test-layout.c: which parts of a buffer are reduced and which values a
+/* test-plan.c: which parts of a buffer are reduced and which values a
  * result reports, for each kind of input; no GPU needed. */
 #include "cr-error.h"
 #include "cr-reducer.h"
 #include "cr-test-leaks.h"
 #include "cr-test-util.h"
 #include "gstcudareduce-caps.h"
-#include "gstcudareduce-layout.h"
+#include "gstcudareduce-plan.h"
 
 #include <string.h>
 
@@ -20,19 +20,19 @@ video_format (const gchar *format, gint width, gint height)
   return f;
 }
 
-static GstCudaReduceLayout *
-layout_of (const CrInputFormat *f, gboolean per_channel, gint component)
+static GstCudaReducePlan *
+plan_of (const CrInputFormat *f, gboolean per_channel, gint component)
 {
   g_autoptr (GError) error = NULL;
-  GstCudaReduceLayout *l =
-      gst_cuda_reduce_layout_new (f, per_channel, component, &error);
-  fail_unless (l != NULL, "no layout: %s", error ? error->message : "");
+  GstCudaReducePlan *l =
+      gst_cuda_reduce_plan_new (f, per_channel, component, &error);
+  fail_unless (l != NULL, "no plan: %s", error ? error->message : "");
   return l;
 }
 
 /* Value @v comes from part @part, channel @channel. */
 static void
-assert_value (const GstCudaReduceLayout *l, guint v, guint part, guint channel)
+assert_value (const GstCudaReducePlan *l, guint v, guint part, guint channel)
 {
   fail_unless (v < l->n_values, "value %u of %u", v, l->n_values);
   fail_unless_equals_int (l->values[v].part, part);
@@ -64,7 +64,7 @@ GST_END_TEST;
 GST_START_TEST (test_layout_i420_per_component)
 {
   CrInputFormat f = video_format ("I420", 37, 23);
-  g_autoptr (GstCudaReduceLayout) l = layout_of (&f, TRUE, -1);
+  g_autoptr (GstCudaReducePlan) l = plan_of (&f, TRUE, -1);
 
   fail_unless_equals_int (l->n_parts, 3);
   fail_unless_equals_int (l->n_reducers, 3);
@@ -88,8 +88,8 @@ GST_START_TEST (test_layout_semi_planar_order)
 {
   CrInputFormat nv12 = video_format ("NV12", 16, 8);
   CrInputFormat nv21 = video_format ("NV21", 16, 8);
-  g_autoptr (GstCudaReduceLayout) a = layout_of (&nv12, TRUE, -1);
-  g_autoptr (GstCudaReduceLayout) b = layout_of (&nv21, TRUE, -1);
+  g_autoptr (GstCudaReducePlan) a = plan_of (&nv12, TRUE, -1);
+  g_autoptr (GstCudaReducePlan) b = plan_of (&nv21, TRUE, -1);
 
   fail_unless_equals_int (a->n_parts, 2);
   fail_unless_equals_int (a->reducer_channels[1], 2);
@@ -105,7 +105,7 @@ GST_START_TEST (test_layout_semi_planar_order)
 
   /* P010's V is the second 16-bit sample of a chroma pixel. */
   CrInputFormat p010 = video_format ("P010_10LE", 16, 8);
-  g_autoptr (GstCudaReduceLayout) c = layout_of (&p010, TRUE, -1);
+  g_autoptr (GstCudaReducePlan) c = plan_of (&p010, TRUE, -1);
   assert_value (c, 1, 1, 0);
   assert_value (c, 2, 1, 1);
 }
@@ -115,7 +115,7 @@ GST_END_TEST;
 GST_START_TEST (test_layout_whole_frame_on_one_reducer)
 {
   CrInputFormat f = video_format ("YV12", 16, 8);
-  g_autoptr (GstCudaReduceLayout) l = layout_of (&f, FALSE, -1);
+  g_autoptr (GstCudaReducePlan) l = plan_of (&f, FALSE, -1);
 
   fail_unless_equals_int (l->n_parts, 3);
   fail_unless_equals_int (l->n_reducers, 1);
@@ -131,7 +131,7 @@ GST_START_TEST (test_layout_whole_frame_on_one_reducer)
 
   /* Semi-planar chroma counts both samples of a pixel. */
   CrInputFormat p010 = video_format ("P010_10LE", 16, 8);
-  g_autoptr (GstCudaReduceLayout) p = layout_of (&p010, FALSE, -1);
+  g_autoptr (GstCudaReducePlan) p = plan_of (&p010, FALSE, -1);
   fail_unless_equals_int (p->parts[1].channels, 1);
   fail_unless_equals_int (p->parts[1].rows, 8 * 4 * 2);
 }
@@ -141,8 +141,8 @@ GST_END_TEST;
 GST_START_TEST (test_layout_rgb_in_memory_order)
 {
   CrInputFormat f = video_format ("BGRx", 5, 3);
-  g_autoptr (GstCudaReduceLayout) l = layout_of (&f, TRUE, -1);
-  g_autoptr (GstCudaReduceLayout) whole = layout_of (&f, FALSE, -1);
+  g_autoptr (GstCudaReducePlan) l = plan_of (&f, TRUE, -1);
+  g_autoptr (GstCudaReducePlan) whole = plan_of (&f, FALSE, -1);
 
   fail_unless_equals_int (l->n_parts, 1);
   fail_unless_equals_int (l->reducer_channels[0], 4);
@@ -162,8 +162,8 @@ GST_START_TEST (test_layout_one_component)
 {
   CrInputFormat nv21 = video_format ("NV21", 16, 8);
   CrInputFormat i420 = video_format ("I420", 16, 8);
-  g_autoptr (GstCudaReduceLayout) v = layout_of (&nv21, FALSE, 2);
-  g_autoptr (GstCudaReduceLayout) y = layout_of (&i420, TRUE, 0);
+  g_autoptr (GstCudaReducePlan) v = plan_of (&nv21, FALSE, 2);
+  g_autoptr (GstCudaReducePlan) y = plan_of (&i420, TRUE, 0);
 
   /* V of NV21: the chroma plane alone, its first sample. */
   fail_unless_equals_int (v->n_parts, 1);
@@ -183,7 +183,7 @@ GST_START_TEST (test_layout_one_component)
   g_autoptr (GstCaps) caps = cr_test_audio_caps ("F32LE", 48000, 6);
   CrInputFormat audio;
   fail_unless (cr_input_format_from_caps (caps, &audio));
-  g_autoptr (GstCudaReduceLayout) a = layout_of (&audio, FALSE, 4);
+  g_autoptr (GstCudaReducePlan) a = plan_of (&audio, FALSE, 4);
   fail_unless_equals_int (a->reducer_channels[0], 6);
   assert_value (a, 0, 0, 4);
   /* Six float32 channels fill no load: the general kernel only, and audio
@@ -218,8 +218,7 @@ GST_START_TEST (test_layout_kernels_by_input)
         cr_test_audio_caps (audio[k].format, 48000, audio[k].channels);
     CrInputFormat f;
     fail_unless (cr_input_format_from_caps (caps, &f));
-    g_autoptr (GstCudaReduceLayout) l =
-        layout_of (&f, audio[k].per_channel, -1);
+    g_autoptr (GstCudaReducePlan) l = plan_of (&f, audio[k].per_channel, -1);
     fail_unless (l->kernels == audio[k].want,
         "%s, %u channels%s: kernels 0x%x, not 0x%x", audio[k].format,
         audio[k].channels, audio[k].per_channel ? " per channel" : "",
@@ -229,8 +228,8 @@ GST_START_TEST (test_layout_kernels_by_input)
   g_autoptr (GstCaps) rows = cr_test_tensor_rows_caps (CR_TYPE_INT32, 4, 10);
   CrInputFormat t;
   fail_unless (cr_input_format_from_caps (rows, &t));
-  g_autoptr (GstCudaReduceLayout) whole = layout_of (&t, FALSE, -1);
-  g_autoptr (GstCudaReduceLayout) per = layout_of (&t, TRUE, -1);
+  g_autoptr (GstCudaReducePlan) whole = plan_of (&t, FALSE, -1);
+  g_autoptr (GstCudaReducePlan) per = plan_of (&t, TRUE, -1);
   fail_unless_equals_int (whole->kernels, 0);
   fail_unless_equals_int (per->kernels, CR_KERNELS_CHANNELS | CR_KERNELS_VEC4);
 }
@@ -242,15 +241,15 @@ GST_START_TEST (test_layout_component_out_of_range)
   CrInputFormat f = video_format ("I420", 16, 8);
   g_autoptr (GError) error = NULL;
 
-  fail_unless (gst_cuda_reduce_layout_new (&f, FALSE, 3, &error) == NULL);
+  fail_unless (gst_cuda_reduce_plan_new (&f, FALSE, 3, &error) == NULL);
   fail_unless (error != NULL);
   fail_unless (
       strstr (error->message, "component=3") != NULL, "%s", error->message);
   fail_unless (
       strstr (error->message, "3 components") != NULL, "%s", error->message);
-  fail_unless_equals_int (gst_cuda_reduce_layout_n_values (&f, TRUE, 3), 0);
-  fail_unless_equals_int (gst_cuda_reduce_layout_n_values (&f, TRUE, -1), 3);
-  fail_unless_equals_int (gst_cuda_reduce_layout_n_values (&f, TRUE, 1), 1);
+  fail_unless_equals_int (gst_cuda_reduce_plan_n_values (&f, TRUE, 3), 0);
+  fail_unless_equals_int (gst_cuda_reduce_plan_n_values (&f, TRUE, -1), 3);
+  fail_unless_equals_int (gst_cuda_reduce_plan_n_values (&f, TRUE, 1), 1);
 }
 
 GST_END_TEST;
@@ -289,26 +288,26 @@ huge_channel_counts (gconstpointer data)
       g_string_append_printf (why, "%s: refused; ", name);
       continue;
     }
-    g_autoptr (GstCudaReduceLayout) whole =
-        gst_cuda_reduce_layout_new (&f, FALSE, -1, NULL);
+    g_autoptr (GstCudaReducePlan) whole =
+        gst_cuda_reduce_plan_new (&f, FALSE, -1, NULL);
     if (whole == NULL || whole->n_values != 1)
       g_string_append_printf (why, "%s: no whole reduction; ", name);
     for (gint component = -1; component <= 7; component += 8) {
       for (gint per_channel = 1; per_channel >= (component < 0);
            per_channel--) {
         g_autoptr (GError) error = NULL;
-        g_autoptr (GstCudaReduceLayout) l =
-            gst_cuda_reduce_layout_new (&f, per_channel, component, &error);
+        g_autoptr (GstCudaReducePlan) l =
+            gst_cuda_reduce_plan_new (&f, per_channel, component, &error);
         if (l != NULL)
           g_string_append_printf (
-              why, "%s, component %d: a layout; ", name, component);
+              why, "%s, component %d: a plan; ", name, component);
         else if (strstr (error->message, bound) == NULL
             || strstr (error->message, "selects nothing") != NULL)
           g_string_append_printf (why, "%s, component %d: \"%s\"; ", name,
               component, error->message);
       }
     }
-    if (gst_cuda_reduce_layout_n_values (&f, TRUE, -1) != 0)
+    if (gst_cuda_reduce_plan_n_values (&f, TRUE, -1) != 0)
       g_string_append_printf (why, "%s: per-channel values; ", name);
     /* What linking asks: the output's dimensions are left open. */
     g_autoptr (GstCaps) out = cr_tensor_caps_for_input (
@@ -341,7 +340,7 @@ GST_START_TEST (test_layout_component_of_wide_tensor)
   CrInputFormat f;
 
   fail_unless (cr_input_format_from_caps (caps, &f));
-  fail_unless (gst_cuda_reduce_layout_new (&f, FALSE, 7, &error) == NULL);
+  fail_unless (gst_cuda_reduce_plan_new (&f, FALSE, 7, &error) == NULL);
   fail_if (strstr (error->message, "selects nothing"), "%s", error->message);
   g_autofree gchar *bound = g_strdup_printf ("at most %u", CR_CHANNELS_MAX);
   fail_unless (strstr (error->message, bound), "%s", error->message);
@@ -378,10 +377,10 @@ GST_START_TEST (test_layout_malformed_dimensions)
 GST_END_TEST;
 
 static Suite *
-layout_suite (void)
+plan_suite (void)
 {
-  Suite *s = suite_create ("layout");
-  TCase *tc = tcase_create ("layout");
+  Suite *s = suite_create ("plan");
+  TCase *tc = tcase_create ("plan");
   cr_test_check_objects (tc);
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_layout_types_of_video_formats);
@@ -398,4 +397,4 @@ layout_suite (void)
   return s;
 }
 
-GST_CHECK_MAIN (layout);
+GST_CHECK_MAIN (plan);
