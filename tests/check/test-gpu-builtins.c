@@ -4,7 +4,7 @@
  * input type; then data that does not start on a 16-byte boundary, video
  * frames whose row padding must never reach a result, and tensor output.
  * Needs a GPU: exits 77 (skip) without one. */
-#include "cr-test-util.h"
+#include "cr-test-main.h"
 
 #include <gst/video/video.h>
 
@@ -1042,29 +1042,30 @@ GST_START_TEST (test_tensor_output)
 
 GST_END_TEST;
 
-static Suite *
-gpu_builtins_suite (void)
-{
-  Suite *s = suite_create ("gpu-builtins");
-  TCase *tc = tcase_create ("gpu");
-  tcase_set_timeout (tc, 900);
-  suite_add_tcase (s, tc);
-  tcase_add_test (tc, test_builtins_8_16_bit);
-  tcase_add_test (tc, test_builtins_32_64_bit);
-  tcase_add_test (tc, test_builtins_float);
-  tcase_add_test (tc, test_unaligned);
-  tcase_add_test (tc, test_video_padding);
-  tcase_add_test (tc, test_tensor_output);
-  return s;
-}
+static const CrTestCase cases[] = {
+  CR_TEST_CASE (test_builtins_8_16_bit),
+  CR_TEST_CASE (test_builtins_32_64_bit),
+  CR_TEST_CASE (test_builtins_float),
+  CR_TEST_CASE (test_unaligned),
+  CR_TEST_CASE (test_video_padding),
+  CR_TEST_CASE (test_tensor_output),
+  { NULL },
+};
 
-int
-main (int argc, char **argv)
+static int
+setup (void)
 {
-  gst_check_init (&argc, &argv);
-  cr_test_require_gpu ();
   /* Staging chunks are 1 MiB there (meson.build): still several. */
   if (g_getenv ("CUDAREDUCE_UNDER_SANITIZER"))
     sizes[G_N_ELEMENTS (sizes) - 1] = (4 << 20) + 5;
-  return gst_check_run_suite (gpu_builtins_suite (), "gpu-builtins", __FILE__);
+  return 0;
 }
+
+static const CrGpuTest gpu_builtins = {
+  .name = "gpu-builtins",
+  .timeout = 900,
+  .setup = setup,
+  .cases = cases,
+};
+
+CR_TEST_GPU_MAIN (gpu_builtins);
