@@ -3,6 +3,7 @@
 #include "cr-test-ref.h"
 
 #include <math.h>
+#include <string.h>
 
 /* Element types */
 
@@ -25,16 +26,56 @@ const CrTestMonoid cr_test_monoid_sum = { CR_TEST_SUM, "sum", 1,
   { { "sum", CR_TEST_FIELD_WIDE } } };
 const CrTestMonoid cr_test_monoid_sumsq = { CR_TEST_SUMSQ, "sumsq", 2,
   { { "sum", CR_TEST_FIELD_WIDE }, { "sumsq", CR_TEST_FIELD_WIDE } } };
+const CrTestMonoid cr_test_monoid_min = { CR_TEST_MIN, "min", 1,
+  { { "min", CR_TEST_FIELD_IN } } };
+const CrTestMonoid cr_test_monoid_max = { CR_TEST_MAX, "max", 1,
+  { { "max", CR_TEST_FIELD_IN } } };
 const CrTestMonoid cr_test_monoid_minmax = { CR_TEST_MINMAX, "minmax", 2,
   { { "min", CR_TEST_FIELD_IN }, { "max", CR_TEST_FIELD_IN } } };
+const CrTestMonoid cr_test_monoid_absmax = { CR_TEST_ABSMAX, "absmax", 1,
+  { { "absmax", CR_TEST_FIELD_WIDE } } };
 const CrTestMonoid cr_test_monoid_argmax = { CR_TEST_ARGMAX, "argmax", 2,
   { { "value", CR_TEST_FIELD_IN }, { "index", CR_TEST_FIELD_UINT64 } } };
+const CrTestMonoid cr_test_monoid_count_gt = { CR_TEST_COUNT_GT, "count_gt", 1,
+  { { "greater", CR_TEST_FIELD_UINT64 } } };
 const CrTestMonoid cr_test_monoid_mean_var = { CR_TEST_MEAN_VAR, "mean_var", 2,
   { { "mean", CR_TEST_FIELD_FLOAT64 },
       { "variance", CR_TEST_FIELD_FLOAT64 } } };
 
 const CrTestMonoid *const cr_test_swept_monoids[4] = { &cr_test_monoid_sum,
   &cr_test_monoid_minmax, &cr_test_monoid_argmax, &cr_test_monoid_mean_var };
+
+static const CrTestMonoid *const all_monoids[] = { &cr_test_monoid_sum,
+  &cr_test_monoid_sumsq, &cr_test_monoid_min, &cr_test_monoid_max,
+  &cr_test_monoid_minmax, &cr_test_monoid_absmax, &cr_test_monoid_argmax,
+  &cr_test_monoid_count_gt, &cr_test_monoid_mean_var };
+
+const CrTestMonoid *
+cr_test_monoid_named (const gchar *name)
+{
+  for (guint k = 0; k < G_N_ELEMENTS (all_monoids); k++)
+    if (strcmp (all_monoids[k]->name, name) == 0)
+      return all_monoids[k];
+  return NULL;
+}
+
+GPtrArray *
+cr_test_builtin_monoids (void)
+{
+  g_auto (GStrv) names = cr_monoid_builtin_names ();
+  GPtrArray *monoids = g_ptr_array_new ();
+
+  for (guint k = 0; names[k]; k++) {
+    const CrTestMonoid *m = cr_test_monoid_named (names[k]);
+    fail_unless (m != NULL,
+        "built-in monoid %s has no CPU reference in cr-test-ref.c", names[k]);
+    g_ptr_array_add (monoids, (gpointer)m);
+  }
+  fail_unless (monoids->len == G_N_ELEMENTS (all_monoids),
+      "%u built-in monoids, %u have a CPU reference", monoids->len,
+      (guint)G_N_ELEMENTS (all_monoids));
+  return monoids;
+}
 
 static CrType
 field_type (const CrTestField *f, CrType in)
@@ -131,11 +172,19 @@ typedef struct {
   guint64 sum_bits, sumsq_bits; /* integers, wrapping like int64/uint64 */
   long double sum, abs_sum, sumsq, min, max, max_abs;
   guint64 argmax; /* the first row holding max */
+  /* absmax of signed input, as the monoid's int64 -x gives it: wrapping, so
+   * that INT64_MIN never counts; of other input it is max_abs. */
+  gint64 absmax_signed;
+  guint64 greater; /* count_gt: rows with (float64) x > threshold */
+  /* mean_var, of (float64) x as the monoid loads it: sums of deviations
+   * from the first row's value (shift), so that no large offset cancels. */
+  long double shift, s1, s2;
 } Chan;
 
 struct _CrTestRef {
   CrType type;
   guint components;
+  gdouble threshold;
   guint64 rows;
   GArray *spans;
   Chan *ch;
@@ -153,14 +202,45 @@ span_at (const CrTestSpan *s, CrType t, guint64 row, guint c)
   return num_from_bytes (t, line, col * s->channels + c);
 }
 
+/* The lowest and highest value of @t: the identities of max and min
+ * (IN_LOWEST and IN_HIGHEST, infinite for floating point). */
+static void
+type_range (CrType t, long double *lowest, long double *highest)
+{
+  static const struct {
+    long double lowest, highest;
+  } ranges[CR_N_TYPES] = {
+    [CR_TYPE_INT8] = { G_MININT8, G_MAXINT8 },
+    [CR_TYPE_UINT8] = { 0, G_MAXUINT8 },
+    [CR_TYPE_INT16] = { G_MININT16, G_MAXINT16 },
+    [CR_TYPE_UINT16] = { 0, G_MAXUINT16 },
+    [CR_TYPE_INT32] = { G_MININT32, G_MAXINT32 },
+    [CR_TYPE_UINT32] = { 0, G_MAXUINT32 },
+    [CR_TYPE_INT64] = { G_MININT64, G_MAXINT64 },
+    [CR_TYPE_UINT64] = { 0, G_MAXUINT64 },
+    [CR_TYPE_FLOAT32] = { -INFINITY, INFINITY },
+    [CR_TYPE_FLOAT64] = { -INFINITY, INFINITY },
+  };
+  *lowest = ranges[t].lowest;
+  *highest = ranges[t].highest;
+}
+
 CrTestRef *
 cr_test_ref_new (CrType type, guint components)
 {
   CrTestRef *r = g_new0 (CrTestRef, 1);
+  long double lowest, highest;
+
   r->type = type;
   r->components = components;
   r->spans = g_array_new (FALSE, FALSE, sizeof (CrTestSpan));
   r->ch = g_new0 (Chan, components);
+  type_range (type, &lowest, &highest);
+  for (guint c = 0; c < components; c++) {
+    r->ch[c].min = highest;
+    r->ch[c].max = lowest;
+    r->ch[c].argmax = G_MAXUINT64;
+  }
   return r;
 }
 
@@ -173,12 +253,29 @@ cr_test_ref_free (CrTestRef *r)
 }
 
 void
+cr_test_ref_set_threshold (CrTestRef *r, gdouble threshold)
+{
+  g_assert (r->rows == 0);
+  r->threshold = threshold;
+}
+
+/* |x| of signed @x as int64 negation gives it: INT64_MIN stays itself. */
+static gint64
+wrapped_abs (gint64 x)
+{
+  return x < 0 ? (gint64)(0 - (guint64)x) : x;
+}
+
+void
 cr_test_ref_add (CrTestRef *r, const CrTestSpan *s)
 {
+  const gboolean is_signed_in = is_signed (r->type);
+
   for (guint64 row = 0; row < s->rows; row++) {
     for (guint c = 0; c < r->components; c++) {
       Num x = span_at (s, r->type, row, c);
       Chan *ch = &r->ch[c];
+      const gdouble d = (gdouble)x.v;
       if (ch->n == 0 || x.v > ch->max) {
         ch->max = x.v;
         ch->argmax = r->rows + row;
@@ -186,11 +283,19 @@ cr_test_ref_add (CrTestRef *r, const CrTestSpan *s)
       if (ch->n == 0 || x.v < ch->min)
         ch->min = x.v;
       ch->max_abs = MAX (ch->max_abs, fabsl (x.v));
+      if (is_signed_in)
+        ch->absmax_signed =
+            MAX (ch->absmax_signed, wrapped_abs ((gint64)x.bits));
       ch->sum += x.v;
       ch->abs_sum += fabsl (x.v);
       ch->sumsq += x.v * x.v;
       ch->sum_bits += x.bits;
       ch->sumsq_bits += x.bits * x.bits;
+      ch->greater += d > r->threshold;
+      if (ch->n == 0)
+        ch->shift = d;
+      ch->s1 += d - ch->shift;
+      ch->s2 += (d - ch->shift) * (d - ch->shift);
       ch->n++;
     }
   }
@@ -224,10 +329,18 @@ cr_test_ref_of_span (CrType type, guint components, const CrTestSpan *s)
  *
  * Every accumulator is float64 for float input (sum and sumsq are `wide`,
  * mean_var works in float64), so float results may differ from the exact
- * value only by the order of float64 additions: at most about n * 1.1e-16
- * of the sum of magnitudes. 1e-9 of it is safe for every size here and still
- * sees one element too many or too few. */
-#define FLOAT_TOL 1e-9L
+ * value only by the order and rounding of float64 operations. For sums the
+ * error stays far below 1e-10 of the sum of |x| (about 1e-14 for the
+ * kernels' grid-stride-then-tree order; under 1e-10 even for one
+ * sequential pass over 2^26 terms). mean_var adds deviations from a loaded
+ * value (monoids/mean_var.monoid): its mean is off by a few ulps of the
+ * largest |x|, its variance by a few ulps of itself and of the largest
+ * x^2. */
+#define SUM_TOL 1e-10L
+#define MEAN_TOL 1e-10L
+#define MEAN_ABS_TOL 1e-11L
+#define VAR_TOL 1e-9L
+#define VAR_ABS_TOL 1e-14L
 
 /* The result's values, field after field, @n per field. */
 static Num *
@@ -273,9 +386,9 @@ nums_from_tensors (GstBuffer *buf, const CrTestMonoid *m, CrType in, guint n,
     GstMapInfo map;
     fail_unless (gst_memory_map (mem, &map, GST_MAP_READ),
         "%s: cannot map tensor %u", what, f);
-    fail_unless (map.size == n * cr_type_size (t),
+    fail_unless (map.size == n * cr_test_type_size (t),
         "%s: tensor %u (%s) is %" G_GSIZE_FORMAT " bytes, expected %u %s", what,
-        f, m->fields[f].name, map.size, n, cr_type_name (t));
+        f, m->fields[f].name, map.size, n, cr_test_type_name (t));
     for (guint c = 0; c < n; c++)
       nums[f * n + c] = num_from_bytes (t, map.data, c);
     gst_memory_unmap (mem, &map);
@@ -283,90 +396,143 @@ nums_from_tensors (GstBuffer *buf, const CrTestMonoid *m, CrType in, guint n,
   return nums;
 }
 
+/* Appends to @out what disagrees in channel @c. */
 static void
-check_float_sum (long double got, long double want, long double scale,
-    const gchar *what, const gchar *field, guint c)
+float_within (GString *out, guint c, const gchar *field, long double got,
+    long double want, long double tolerance)
 {
-  fail_unless (fabsl (got - want) <= FLOAT_TOL * scale,
-      "%s, channel %u: %s %.17Lg, reference %.17Lg", what, c, field, got, want);
+  if (!(fabsl (got - want) <= tolerance))
+    g_string_append_printf (out,
+        "%schannel %u: %s %.17Lg, reference %.17Lg (tolerance %.3Lg)",
+        out->len ? "; " : "", c, field, got, want, tolerance);
 }
 
 static void
-check_int_sum (
-    guint64 got, guint64 want, const gchar *what, const gchar *field, guint c)
+float_equal (GString *out, guint c, const gchar *field, long double got,
+    long double want)
 {
-  fail_unless (got == want,
-      "%s, channel %u: %s %" G_GUINT64_FORMAT " (as signed %" G_GINT64_FORMAT
-      "), reference %" G_GUINT64_FORMAT " (%" G_GINT64_FORMAT ")",
-      what, c, field, got, (gint64)got, want, (gint64)want);
+  if (got != want)
+    g_string_append_printf (out, "%schannel %u: %s %.17Lg, expected %.17Lg",
+        out->len ? "; " : "", c, field, got, want);
 }
 
-/* @got: from nums_from_message or nums_from_tensors. */
 static void
-check_nums (const Num *got, const CrTestMonoid *m, const CrTestRef *ref,
-    const gchar *what)
+int_equal (GString *out, guint c, const gchar *field, guint64 got, guint64 want)
+{
+  if (got != want)
+    g_string_append_printf (out,
+        "%schannel %u: %s %" G_GUINT64_FORMAT " (as signed %" G_GINT64_FORMAT
+        "), expected %" G_GUINT64_FORMAT " (%" G_GINT64_FORMAT ")",
+        out->len ? "; " : "", c, field, got, (gint64)got, want, (gint64)want);
+}
+
+/* The mean and population variance of a channel, from its shifted sums. */
+static void
+mean_var_of (const Chan *ch, long double *mean, long double *var)
+{
+  *mean = 0;
+  *var = 0;
+  if (ch->n == 0)
+    return;
+  const long double m = ch->s1 / ch->n;
+  *mean = ch->shift + m;
+  *var = MAX (ch->s2 / ch->n - m * m, 0);
+}
+
+/* @got: from nums_from_message or nums_from_tensors. NULL when every value
+ * agrees with @ref; otherwise what does not. */
+static gchar *
+mismatch (const Num *got, const CrTestMonoid *m, const CrTestRef *ref)
 {
   const guint n = ref->components;
   const gboolean flt = is_float (ref->type);
+  GString *out = g_string_new (NULL);
 
   for (guint c = 0; c < n; c++) {
     const Chan *ch = &ref->ch[c];
     const Num *a = &got[c], *b = &got[n + c];
 
-    /* Only sums are defined over nothing (the identity, 0). */
-    fail_unless (ch->n > 0 || m->id == CR_TEST_SUM || m->id == CR_TEST_SUMSQ,
-        "%s: test error, an empty reference", what);
     switch (m->id) {
       case CR_TEST_SUM:
       case CR_TEST_SUMSQ:
         if (flt)
-          check_float_sum (a->v, ch->sum, ch->abs_sum, what, "sum", c);
+          float_within (out, c, "sum", a->v, ch->sum, SUM_TOL * ch->abs_sum);
         else
-          check_int_sum (a->bits, ch->sum_bits, what, "sum", c);
+          int_equal (out, c, "sum", a->bits, ch->sum_bits);
         if (m->id == CR_TEST_SUMSQ && flt)
-          check_float_sum (b->v, ch->sumsq, ch->sumsq, what, "sumsq", c);
+          float_within (out, c, "sumsq", b->v, ch->sumsq, SUM_TOL * ch->sumsq);
         else if (m->id == CR_TEST_SUMSQ)
-          check_int_sum (b->bits, ch->sumsq_bits, what, "sumsq", c);
+          int_equal (out, c, "sumsq", b->bits, ch->sumsq_bits);
+        break;
+      case CR_TEST_MIN:
+        float_equal (out, c, "min", a->v, ch->min);
+        break;
+      case CR_TEST_MAX:
+        float_equal (out, c, "max", a->v, ch->max);
         break;
       case CR_TEST_MINMAX:
-        fail_unless (a->v == ch->min,
-            "%s, channel %u: min %.17Lg, expected %.17Lg", what, c, a->v,
-            ch->min);
-        fail_unless (b->v == ch->max,
-            "%s, channel %u: max %.17Lg, expected %.17Lg", what, c, b->v,
-            ch->max);
+        float_equal (out, c, "min", a->v, ch->min);
+        float_equal (out, c, "max", b->v, ch->max);
         break;
-      case CR_TEST_ARGMAX: {
-        fail_unless (a->v == ch->max,
-            "%s, channel %u: value %.17Lg, expected %.17Lg", what, c, a->v,
-            ch->max);
-        /* Any row holding the maximum will do. */
-        fail_unless (b->bits < ref->rows,
-            "%s, channel %u: index %" G_GUINT64_FORMAT
-            " is past the %" G_GUINT64_FORMAT " rows",
-            what, c, b->bits, ref->rows);
-        long double there = ref_at (ref, b->bits, c).v;
-        fail_unless (there == ch->max,
-            "%s, channel %u: index %" G_GUINT64_FORMAT " holds %.17Lg, not "
-            "the maximum %.17Lg (first at row %" G_GUINT64_FORMAT ")",
-            what, c, b->bits, there, ch->max, ch->argmax);
+      case CR_TEST_ABSMAX:
+        if (is_signed (ref->type))
+          int_equal (out, c, "absmax", a->bits, (guint64)ch->absmax_signed);
+        else
+          float_equal (out, c, "absmax", a->v, ch->max_abs);
         break;
-      }
+      case CR_TEST_ARGMAX:
+        float_equal (out, c, "value", a->v, ch->max);
+        /* The first row holding the maximum: argmax.monoid's combine keeps
+         * the smaller index of equal values, whatever the order. */
+        if (b->bits != ch->argmax) {
+          g_string_append_printf (out,
+              "%schannel %u: index %" G_GUINT64_FORMAT
+              ", expected %" G_GUINT64_FORMAT,
+              out->len ? "; " : "", c, b->bits, ch->argmax);
+          if (b->bits < ref->rows)
+            g_string_append_printf (out,
+                " (it holds %.17Lg, the maximum %.17Lg)",
+                ref_at (ref, b->bits, c).v, ch->max);
+        }
+        break;
+      case CR_TEST_COUNT_GT:
+        int_equal (out, c, "greater", a->bits, ch->greater);
+        break;
       case CR_TEST_MEAN_VAR: {
-        long double mean = ch->sum / ch->n;
-        long double var = ch->sumsq / ch->n - mean * mean;
-        var = MAX (var, 0);
-        fail_unless (fabsl (a->v - mean) <= FLOAT_TOL * ch->max_abs,
-            "%s, channel %u: mean %.17Lg, reference %.17Lg", what, c, a->v,
-            mean);
-        fail_unless (fabsl (b->v - var)
-                <= FLOAT_TOL * var + 1e-12L * ch->max_abs * ch->max_abs,
-            "%s, channel %u: variance %.17Lg, reference %.17Lg", what, c, b->v,
-            var);
+        long double mean, var;
+        mean_var_of (ch, &mean, &var);
+        float_within (out, c, "mean", a->v, mean,
+            MEAN_TOL * fabsl (mean) + MEAN_ABS_TOL * ch->max_abs);
+        float_within (out, c, "variance", b->v, var,
+            VAR_TOL * var + VAR_ABS_TOL * ch->max_abs * ch->max_abs);
         break;
       }
     }
   }
+  if (out->len == 0) {
+    g_string_free (out, TRUE);
+    return NULL;
+  }
+  return g_string_free (out, FALSE);
+}
+
+static void
+check_nums (const Num *got, const CrTestMonoid *m, const CrTestRef *ref,
+    const gchar *what)
+{
+  g_autofree gchar *wrong = mismatch (got, m, ref);
+  fail_unless (wrong == NULL, "%s: %s", what, wrong);
+}
+
+gchar *
+cr_test_result_mismatch (const GstStructure *s, const CrTestMonoid *m,
+    const CrTestRef *ref, gboolean per_channel)
+{
+  Num *got = nums_from_message (
+      s, m, ref->type, per_channel, ref->components, m->name);
+  gchar *wrong = mismatch (got, m, ref);
+  g_free (got);
+  return wrong;
 }
 
 void
@@ -412,7 +578,7 @@ cr_test_check_tensor_caps (GstHarness *h, const CrTestMonoid *m, CrType in,
   fail_unless (caps != NULL, "%s: no caps on the source pad", what);
   for (guint f = 0; f < m->n_fields; f++) {
     g_string_append_printf (types, "%s%s", f ? "," : "",
-        cr_type_name (field_type (&m->fields[f], in)));
+        cr_test_type_name (field_type (&m->fields[f], in)));
     g_string_append_printf (dims, "%s%u", f ? "," : "", n);
   }
   g_autofree gchar *text = gst_caps_to_string (caps);

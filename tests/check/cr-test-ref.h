@@ -7,14 +7,18 @@
 
 G_BEGIN_DECLS
 
-/* The monoids under test: their result fields, as the built-in files in
- * monoids/ declare them. */
+/* The built-in monoids: their result fields, as the files in monoids/
+ * declare them. */
 
 typedef enum {
   CR_TEST_SUM,
   CR_TEST_SUMSQ,
+  CR_TEST_MIN,
+  CR_TEST_MAX,
   CR_TEST_MINMAX,
+  CR_TEST_ABSMAX,
   CR_TEST_ARGMAX,
+  CR_TEST_COUNT_GT,
   CR_TEST_MEAN_VAR,
 } CrTestMonoidId;
 
@@ -40,13 +44,25 @@ typedef struct {
 
 extern const CrTestMonoid cr_test_monoid_sum;
 extern const CrTestMonoid cr_test_monoid_sumsq;
+extern const CrTestMonoid cr_test_monoid_min;
+extern const CrTestMonoid cr_test_monoid_max;
 extern const CrTestMonoid cr_test_monoid_minmax;
+extern const CrTestMonoid cr_test_monoid_absmax;
 extern const CrTestMonoid cr_test_monoid_argmax;
+extern const CrTestMonoid cr_test_monoid_count_gt;
 extern const CrTestMonoid cr_test_monoid_mean_var;
 
 /* The monoids a sweep runs on every buffer: sum, minmax, argmax and
  * mean_var. */
 extern const CrTestMonoid *const cr_test_swept_monoids[4];
+
+/* The one named @name; NULL if none. */
+const CrTestMonoid *cr_test_monoid_named (const gchar *name);
+
+/* Every built-in monoid (CrTestMonoid pointers, in the order of
+ * cr_monoid_builtin_names ()); fails when a built-in has no reference here,
+ * or a reference here no built-in. */
+GPtrArray *cr_test_builtin_monoids (void);
 
 /* How the element under test is set up; the checks need to know it too. */
 typedef struct {
@@ -72,11 +88,15 @@ typedef struct {
 } CrTestSpan;
 
 /* What a result over some spans, one after another, should be, for the
- * first components channels of each row. */
+ * first components channels of each row. Over no rows at all each monoid
+ * gives its identity (finalized: mean and variance 0). */
 typedef struct _CrTestRef CrTestRef;
 
 CrTestRef *cr_test_ref_new (CrType type, guint components);
 void cr_test_ref_free (CrTestRef *ref);
+/* count_gt's threshold (the element's threshold property): 0 unless set
+ * here, before any rows are added. */
+void cr_test_ref_set_threshold (CrTestRef *ref, gdouble threshold);
 /* Appends @span's rows; its data must outlive @ref. */
 void cr_test_ref_add (CrTestRef *ref, const CrTestSpan *span);
 /* A new reference over @span alone. */
@@ -88,6 +108,16 @@ CrTestRef *cr_test_ref_of_span (
 void cr_test_check_message (const GstStructure *s, const CrTestMonoid *m,
     const CrTestRef *ref, gboolean per_channel, guint64 count,
     const gchar *what);
+
+/* What in the values of result @s of @m disagrees with @ref ("channel 0:
+ * sum ..., reference ..."), or NULL when none does. A field that is
+ * missing or of the wrong type fails the test. How close a value must be:
+ * integers, min, max and argmax exactly (argmax's index is the first row
+ * holding the maximum); float sums within 1e-10 of the sum of |x| (of x^2
+ * for sumsq), mean within 1e-10 of |mean| plus 1e-11 of the largest |x|,
+ * variance within 1e-9 of itself plus 1e-14 of the largest x^2. */
+gchar *cr_test_result_mismatch (const GstStructure *s, const CrTestMonoid *m,
+    const CrTestRef *ref, gboolean per_channel);
 
 /* Tensor output: the caps on the source pad, @n values per field of @m for
  * input of @in, at @fps_n/@fps_d... */

@@ -327,6 +327,36 @@ cr_test_posted_gtype (CrType type)
   }
 }
 
+static const struct {
+  const gchar *name;
+  gsize size;
+} type_facts[CR_N_TYPES] = {
+  [CR_TYPE_INT8] = { "int8", 1 },
+  [CR_TYPE_UINT8] = { "uint8", 1 },
+  [CR_TYPE_INT16] = { "int16", 2 },
+  [CR_TYPE_UINT16] = { "uint16", 2 },
+  [CR_TYPE_INT32] = { "int32", 4 },
+  [CR_TYPE_UINT32] = { "uint32", 4 },
+  [CR_TYPE_INT64] = { "int64", 8 },
+  [CR_TYPE_UINT64] = { "uint64", 8 },
+  [CR_TYPE_FLOAT32] = { "float32", 4 },
+  [CR_TYPE_FLOAT64] = { "float64", 8 },
+};
+
+const gchar *
+cr_test_type_name (CrType type)
+{
+  g_assert ((guint)type < CR_N_TYPES);
+  return type_facts[type].name;
+}
+
+gsize
+cr_test_type_size (CrType type)
+{
+  g_assert ((guint)type < CR_N_TYPES);
+  return type_facts[type].size;
+}
+
 guint8 *
 cr_test_random_elements (GRand *rand, CrType type, gsize n)
 {
@@ -378,12 +408,30 @@ cr_test_check_time (const GstStructure *s, const gchar *field,
       what, field, GST_TIME_ARGS (got), got, GST_TIME_ARGS (want), want);
 }
 
+GstBuffer *
+cr_test_wrap (gconstpointer data, gsize size)
+{
+  return gst_buffer_new_wrapped_full (
+      GST_MEMORY_FLAG_READONLY, (gpointer)data, size, 0, size, NULL, NULL);
+}
+
 void
 cr_test_push_ok (GstHarness *h, GstBuffer *buf, const gchar *what)
 {
   GstFlowReturn ret = gst_harness_push (h, buf);
-  fail_unless (ret == GST_FLOW_OK, "%s: push returned %s", what,
-      gst_flow_get_name (ret));
+  if (ret == GST_FLOW_OK)
+    return;
+  /* An error from the results thread may be posted just after the push
+   * that it failed has returned. */
+  g_autoptr (GstMessage) msg = gst_bus_timed_pop_filtered (
+      GST_ELEMENT_BUS (h->element), GST_SECOND, GST_MESSAGE_ERROR);
+  g_autoptr (GError) error = NULL;
+  g_autofree gchar *debug = NULL;
+  if (msg)
+    gst_message_parse_error (msg, &error, &debug);
+  fail ("%s: push returned %s%s%s%s%s", what, gst_flow_get_name (ret),
+      error ? ", error from cudareduce: " : "", error ? error->message : "",
+      debug ? "\n" : "", debug ? debug : "");
 }
 
 GstStructure *

@@ -56,6 +56,11 @@ GstStructure *cr_test_pop_result (GstHarness *h);
  * specifies it, written independently of the element's own mapping. */
 GType cr_test_posted_gtype (CrType type);
 
+/* The name ("int8", ..., "float64") and size in bytes of @type, as
+ * docs/element.md gives them, written independently of cr-types.c. */
+const gchar *cr_test_type_name (CrType type);
+gsize cr_test_type_size (CrType type);
+
 /* How long a test waits for a message the element posts. */
 #define CR_TEST_WAIT (60 * GST_SECOND)
 /* The first error message on the harness's bus, or NULL. */
@@ -80,7 +85,13 @@ GstCaps *cr_test_tensor_rows_caps (CrType type, guint channels, guint64 rows);
 void cr_test_check_time (const GstStructure *s, const gchar *field,
     GstClockTime want, const gchar *what);
 
-/* Pushes @buf (taken); fails unless the push returns GST_FLOW_OK. */
+/* A buffer over @size bytes at @data, without copying them: its memory
+ * starts where @data does, on a 16-byte boundary or not. @data must
+ * outlive the buffer. */
+GstBuffer *cr_test_wrap (gconstpointer data, gsize size);
+
+/* Pushes @buf (taken); fails unless the push returns GST_FLOW_OK, with the
+ * element's error message where it posted one. */
 void cr_test_push_ok (GstHarness *h, GstBuffer *buf, const gchar *what);
 
 /* Pushes @buf (taken) stamped @pts and waits for its result, which must

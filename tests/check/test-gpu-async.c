@@ -1,7 +1,7 @@
 /* test-gpu-async.c: buffers in flight, the pinned allocator and pool, the
  * registration of recycled memory, EOS, flushing and latency. Every result
  * is checked against a CPU reference on fresh random data. */
-#include "cr-test-util.h"
+#include "cr-test-main.h"
 
 #include <gst/video/video.h>
 #include <string.h>
@@ -391,31 +391,31 @@ GST_START_TEST (test_latency_query)
 
 GST_END_TEST;
 
-static Suite *
-gpu_async_suite (void)
-{
-  Suite *s = suite_create ("cudareduce-gpu-async");
-  TCase *tc = tcase_create ("async");
-  rand_ = cr_test_rand ();
-  suite_add_tcase (s, tc);
-  tcase_add_test (tc, test_in_order_at_every_depth);
-  tcase_add_test (tc, test_pool_from_allocation_query);
-  tcase_add_test (tc, test_allocator_for_audio);
-  tcase_add_test (tc, test_pool_for_padded_video);
-  tcase_add_test (tc, test_recycled_memory_is_registered_once);
-  tcase_add_test (tc, test_eos_drains);
-  tcase_add_test (tc, test_flush_drops_cleanly);
-  tcase_add_test (tc, test_latency_query);
-  return s;
-}
+static const CrTestCase cases[] = {
+  CR_TEST_CASE (test_in_order_at_every_depth),
+  CR_TEST_CASE (test_pool_from_allocation_query),
+  CR_TEST_CASE (test_allocator_for_audio),
+  CR_TEST_CASE (test_pool_for_padded_video),
+  CR_TEST_CASE (test_recycled_memory_is_registered_once),
+  CR_TEST_CASE (test_eos_drains),
+  CR_TEST_CASE (test_flush_drops_cleanly),
+  CR_TEST_CASE (test_latency_query),
+  { NULL },
+};
 
-int
-main (int argc, char **argv)
+static int
+setup (void)
 {
-  gst_check_init (&argc, &argv);
-  cr_test_require_gpu ();
   gst_debug_set_active (TRUE);
   gst_debug_set_threshold_for_name ("cudareducememory", GST_LEVEL_DEBUG);
-  return gst_check_run_suite (
-      gpu_async_suite (), "cudareduce-gpu-async", __FILE__);
+  return 0;
 }
+
+static const CrGpuTest gpu_async = {
+  .name = "gpu-async",
+  .rand = &rand_,
+  .setup = setup,
+  .cases = cases,
+};
+
+CR_TEST_GPU_MAIN (gpu_async);

@@ -7,7 +7,7 @@
  * across launches of either kind, batches that fill up; and the element
  * gathering buffers that arrive while the GPU is busy. */
 #include "cr-reducer.h"
-#include "cr-test-util.h"
+#include "cr-test-main.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -380,26 +380,20 @@ GST_START_TEST (test_element_gathers_small_buffers)
 
 GST_END_TEST;
 
-static Suite *
-gpu_batch_suite (void)
-{
-  Suite *s = suite_create ("gpu-batch");
-  TCase *tc = tcase_create ("gpu");
-  tcase_set_timeout (tc, 300);
-  suite_add_tcase (s, tc);
-  tcase_add_test (tc, test_batch_one_channel);
-  tcase_add_test (tc, test_batch_channels);
-  tcase_add_test (tc, test_batch_pinned_in_place);
-  tcase_add_test (tc, test_batch_chains);
-  tcase_add_test (tc, test_element_gathers_small_buffers);
-  return s;
-}
+static const CrTestCase cases[] = {
+  CR_TEST_CASE (test_batch_one_channel),
+  CR_TEST_CASE (test_batch_channels),
+  CR_TEST_CASE (test_batch_pinned_in_place),
+  CR_TEST_CASE (test_batch_chains),
+  CR_TEST_CASE (test_element_gathers_small_buffers),
+  { NULL },
+};
 
-int
-main (int argc, char **argv)
-{
-  gst_check_init (&argc, &argv);
-  cr_test_require_gpu ();
-  rand_ = cr_test_rand ();
-  return gst_check_run_suite (gpu_batch_suite (), "gpu-batch", __FILE__);
-}
+static const CrGpuTest gpu_batch = {
+  .name = "gpu-batch",
+  .timeout = 300,
+  .rand = &rand_,
+  .cases = cases,
+};
+
+CR_TEST_GPU_MAIN (gpu_batch);

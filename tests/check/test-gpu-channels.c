@@ -8,6 +8,7 @@
  *
  * Every result is checked against the reference of cr-test-ref, computed on
  * the CPU from fresh random data. Intervals are in test-gpu-intervals.c. */
+#include "cr-test-main.h"
 #include "cr-test-input.h"
 
 static GRand *rand_;
@@ -548,39 +549,40 @@ GST_START_TEST (test_per_channel_small_chunks)
 
 GST_END_TEST;
 
-static Suite *
-gpu_channels_suite (void)
-{
-  Suite *s = suite_create ("gpu-channels");
-  TCase *tc = tcase_create ("gpu");
-  tcase_set_timeout (tc, 600);
-  suite_add_tcase (s, tc);
-  tcase_add_test (tc, test_per_channel_audio);
-  tcase_add_test (tc, test_per_channel_audio_3_5);
-  tcase_add_test (tc, test_per_channel_tensors);
-  tcase_add_test (tc, test_per_channel_video);
-  tcase_add_test (tc, test_per_channel_tensor_output_audio);
-  tcase_add_test (tc, test_per_channel_tensor_output_index);
-  tcase_add_test (tc, test_per_channel_tensor_output_1024_channels);
-  tcase_add_test (tc, test_per_channel_tensor_output_video);
-  tcase_add_test (tc, test_per_channel_partial_row_is_error);
-  tcase_add_test (tc, test_per_channel_pinned_memory);
-  tcase_add_test (tc, test_per_channel_registered_memory);
-  tcase_add_test (tc, test_per_channel_small_chunks);
-  return s;
-}
+static const CrTestCase cases[] = {
+  CR_TEST_CASE (test_per_channel_audio),
+  CR_TEST_CASE (test_per_channel_audio_3_5),
+  CR_TEST_CASE (test_per_channel_tensors),
+  CR_TEST_CASE (test_per_channel_video),
+  CR_TEST_CASE (test_per_channel_tensor_output_audio),
+  CR_TEST_CASE (test_per_channel_tensor_output_index),
+  CR_TEST_CASE (test_per_channel_tensor_output_1024_channels),
+  CR_TEST_CASE (test_per_channel_tensor_output_video),
+  CR_TEST_CASE (test_per_channel_partial_row_is_error),
+  CR_TEST_CASE (test_per_channel_pinned_memory),
+  CR_TEST_CASE (test_per_channel_registered_memory),
+  CR_TEST_CASE (test_per_channel_small_chunks),
+  { NULL },
+};
 
-int
-main (int argc, char **argv)
+static int
+setup (void)
 {
-  gst_check_init (&argc, &argv);
-  cr_test_require_gpu ();
-  rand_ = cr_test_rand ();
   /* Staging chunks are 1 MiB there (meson.build): still several. */
   if (g_getenv ("CUDAREDUCE_UNDER_SANITIZER")) {
     largest_bytes >>= 3;
     video_sizes[LARGEST_FRAME][0] = 641;
     video_sizes[LARGEST_FRAME][1] = 437;
   }
-  return gst_check_run_suite (gpu_channels_suite (), "gpu-channels", __FILE__);
+  return 0;
 }
+
+static const CrGpuTest gpu_channels = {
+  .name = "gpu-channels",
+  .timeout = 600,
+  .rand = &rand_,
+  .setup = setup,
+  .cases = cases,
+};
+
+CR_TEST_GPU_MAIN (gpu_channels);

@@ -4,7 +4,7 @@
  * an H.264 clip through nvh264dec, and the CUDA context the elements
  * share. Skipped where cudareduce was built without GStreamer's CUDA
  * library or nvcodec's elements are missing. */
-#include "cr-test-util.h"
+#include "cr-test-main.h"
 #include "cr-test-video.h"
 
 static const gchar *const formats[] = { "I420", "YV12", "NV12", "NV21", "Y42B",
@@ -156,26 +156,17 @@ GST_START_TEST (test_cuda_h264_clip)
 
 GST_END_TEST;
 
-static Suite *
-cuda_suite (void)
-{
-  Suite *s = suite_create ("gpu-cuda");
-  TCase *tc = tcase_create ("cuda");
-  tcase_set_timeout (tc, 600);
-  suite_add_tcase (s, tc);
-  tcase_add_test (tc, test_cuda_upload_every_format);
-  tcase_add_test (tc, test_cuda_context_is_shared);
-  tcase_add_test (tc, test_cuda_context_is_released);
-  tcase_add_test (tc, test_cuda_h264_clip);
-  return s;
-}
+static const CrTestCase cases[] = {
+  CR_TEST_CASE (test_cuda_upload_every_format),
+  CR_TEST_CASE (test_cuda_context_is_shared),
+  CR_TEST_CASE (test_cuda_context_is_released),
+  CR_TEST_CASE (test_cuda_h264_clip),
+  { NULL },
+};
 
-int
-main (int argc, char **argv)
+static int
+setup (void)
 {
-  gst_check_init (&argc, &argv);
-  cr_test_require_gpu ();
-  cr_test_require_nvrtc ();
   /* Outside a test: check's assertions cannot report here. */
   GstElementFactory *f = gst_element_factory_find ("cudareduce");
   if (f == NULL) {
@@ -188,5 +179,15 @@ main (int argc, char **argv)
     g_print ("%s: skipped\n", missing);
     return CR_TEST_SKIP;
   }
-  return gst_check_run_suite (cuda_suite (), "gpu-cuda", __FILE__);
+  return 0;
 }
+
+static const CrGpuTest gpu_cuda = {
+  .name = "gpu-cuda",
+  .timeout = 600,
+  .needs = CR_TEST_NEEDS_NVRTC,
+  .setup = setup,
+  .cases = cases,
+};
+
+CR_TEST_GPU_MAIN (gpu_cuda);

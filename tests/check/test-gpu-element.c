@@ -5,7 +5,7 @@
  * and the errors only a GPU can produce (device id out of range, a fault in
  * a user's monoid, a compile error reported through the element). References
  * are computed here on the CPU from fresh random data. */
-#include "cr-test-util.h"
+#include "cr-test-main.h"
 
 #include <gst/app/gstappsrc.h>
 #include <math.h>
@@ -754,39 +754,40 @@ GST_START_TEST (test_refused_caps_say_why)
 
 GST_END_TEST;
 
-static Suite *
-gpu_element_suite (void)
-{
-  Suite *s = suite_create ("gpu-element");
-  TCase *tc = tcase_create ("gpu");
-  tcase_set_timeout (tc, 600);
-  suite_add_tcase (s, tc);
-  tcase_add_test (tc, test_inline_sumsq_audio);
-  tcase_add_test (tc, test_inline_sumsq_tensor_output);
-  tcase_add_test (tc, test_threshold_changes_without_recompiling);
-  tcase_add_test (tc, test_context_structure);
-  tcase_add_test (tc, test_monoid_change_while_playing);
-  tcase_add_test (tc, test_flush_while_renegotiating);
-  tcase_add_test (tc, test_mean_var_large_offset);
-  tcase_add_test (tc, test_attach_meta);
-  tcase_add_test (tc, test_many_buffers);
-  tcase_add_test (tc, test_two_elements_in_a_pipeline);
-  tcase_add_test (tc, test_fault_in_user_monoid);
-  tcase_add_test (tc, test_compile_error_through_element);
-  tcase_add_test (tc, test_device_id_out_of_range);
-  tcase_add_test (tc, test_partial_element_is_an_error);
-  tcase_add_test (tc, test_refused_caps_say_why);
-  return s;
-}
+static const CrTestCase cases[] = {
+  CR_TEST_CASE (test_inline_sumsq_audio),
+  CR_TEST_CASE (test_inline_sumsq_tensor_output),
+  CR_TEST_CASE (test_threshold_changes_without_recompiling),
+  CR_TEST_CASE (test_context_structure),
+  CR_TEST_CASE (test_monoid_change_while_playing),
+  CR_TEST_CASE (test_flush_while_renegotiating),
+  CR_TEST_CASE (test_mean_var_large_offset),
+  CR_TEST_CASE (test_attach_meta),
+  CR_TEST_CASE (test_many_buffers),
+  CR_TEST_CASE (test_two_elements_in_a_pipeline),
+  CR_TEST_CASE (test_fault_in_user_monoid),
+  CR_TEST_CASE (test_compile_error_through_element),
+  CR_TEST_CASE (test_device_id_out_of_range),
+  CR_TEST_CASE (test_partial_element_is_an_error),
+  CR_TEST_CASE (test_refused_caps_say_why),
+  { NULL },
+};
 
-int
-main (int argc, char **argv)
+static int
+setup (void)
 {
-  gst_check_init (&argc, &argv);
-  cr_test_require_gpu ();
-  rand_ = cr_test_rand ();
   gst_debug_set_active (TRUE);
   gst_debug_set_threshold_for_name ("cudareduce", GST_LEVEL_INFO);
   gst_debug_add_log_function (count_builds, NULL, NULL);
-  return gst_check_run_suite (gpu_element_suite (), "gpu-element", __FILE__);
+  return 0;
 }
+
+static const CrGpuTest gpu_element = {
+  .name = "gpu-element",
+  .timeout = 600,
+  .rand = &rand_,
+  .setup = setup,
+  .cases = cases,
+};
+
+CR_TEST_GPU_MAIN (gpu_element);

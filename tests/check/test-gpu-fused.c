@@ -12,7 +12,7 @@
  * intervals, and as tensors. Each member alone is checked against the CPU
  * by the other GPU tests. */
 #include "cr-test-input.h"
-#include "cr-test-util.h"
+#include "cr-test-main.h"
 
 #include <math.h>
 #include <string.h>
@@ -343,27 +343,19 @@ GST_START_TEST (test_fused_tensors)
 
 GST_END_TEST;
 
-static Suite *
-fused_suite (void)
-{
-  Suite *s = suite_create ("gpu-fused");
-  TCase *tc = tcase_create ("fused");
-  tcase_set_timeout (tc, 300);
-  suite_add_tcase (s, tc);
-  tcase_add_test (tc, test_fused_audio);
-  tcase_add_test (tc, test_fused_intervals);
-  tcase_add_test (tc, test_fused_video);
-  tcase_add_test (tc, test_fused_tensors);
-  return s;
-}
+static const CrTestCase cases[] = {
+  CR_TEST_CASE (test_fused_audio),
+  CR_TEST_CASE (test_fused_intervals),
+  CR_TEST_CASE (test_fused_video),
+  CR_TEST_CASE (test_fused_tensors),
+  { NULL },
+};
 
-int
-main (int argc, char **argv)
-{
-  gst_check_init (&argc, &argv);
-  cr_test_require_gpu ();
-  rand_ = cr_test_rand ();
-  int status = gst_check_run_suite (fused_suite (), "gpu-fused", __FILE__);
-  g_rand_free (rand_);
-  return status;
-}
+static const CrGpuTest gpu_fused = {
+  .name = "gpu-fused",
+  .timeout = 300,
+  .rand = &rand_,
+  .cases = cases,
+};
+
+CR_TEST_GPU_MAIN (gpu_fused);

@@ -8,6 +8,7 @@
  * Every result is checked against the reference of cr-test-ref, computed on
  * the CPU from fresh random data; how the stream is cut into intervals is
  * worked out here. One result per buffer is in test-gpu-channels.c. */
+#include "cr-test-main.h"
 #include "cr-test-input.h"
 
 static GRand *rand_;
@@ -684,43 +685,36 @@ GST_START_TEST (test_interval_tensors_discont)
 
 GST_END_TEST;
 
-static Suite *
-gpu_intervals_suite (void)
-{
-  Suite *s = suite_create ("gpu-intervals");
-  TCase *tc = tcase_create ("gpu");
-  tcase_set_timeout (tc, 600);
-  suite_add_tcase (s, tc);
-  tcase_add_test (tc, test_interval_splits_audio_buffers);
-  tcase_add_test (tc, test_interval_of_fractional_frames);
-  tcase_add_test (tc, test_interval_many_per_buffer);
-  tcase_add_test (tc, test_interval_splits_audio_tensor_output);
-  tcase_add_test (tc, test_interval_longer_than_buffers);
-  tcase_add_test (tc, test_interval_eos_after_whole_intervals);
-  tcase_add_test (tc, test_interval_eos_before_one_interval);
-  tcase_add_test (tc, test_interval_eos_partial);
-  tcase_add_test (tc, test_interval_eos_partial_tensor_output);
-  tcase_add_test (tc, test_interval_per_channel_audio);
-  tcase_add_test (tc, test_interval_per_channel_1024_channels);
-  tcase_add_test (tc, test_interval_pinned_memory);
-  tcase_add_test (tc, test_interval_small_chunks);
-  tcase_add_test (tc, test_interval_discont_restarts);
-  tcase_add_test (tc, test_interval_flush_restarts);
-  tcase_add_test (tc, test_interval_video_durations_from_framerate);
-  tcase_add_test (tc, test_interval_video_per_channel);
-  tcase_add_test (tc, test_interval_video_padded_rows);
-  tcase_add_test (tc, test_interval_tensors_per_channel);
-  tcase_add_test (tc, test_interval_tensors_all_elements);
-  tcase_add_test (tc, test_interval_tensors_discont);
-  return s;
-}
+static const CrTestCase cases[] = {
+  CR_TEST_CASE (test_interval_splits_audio_buffers),
+  CR_TEST_CASE (test_interval_of_fractional_frames),
+  CR_TEST_CASE (test_interval_many_per_buffer),
+  CR_TEST_CASE (test_interval_splits_audio_tensor_output),
+  CR_TEST_CASE (test_interval_longer_than_buffers),
+  CR_TEST_CASE (test_interval_eos_after_whole_intervals),
+  CR_TEST_CASE (test_interval_eos_before_one_interval),
+  CR_TEST_CASE (test_interval_eos_partial),
+  CR_TEST_CASE (test_interval_eos_partial_tensor_output),
+  CR_TEST_CASE (test_interval_per_channel_audio),
+  CR_TEST_CASE (test_interval_per_channel_1024_channels),
+  CR_TEST_CASE (test_interval_pinned_memory),
+  CR_TEST_CASE (test_interval_small_chunks),
+  CR_TEST_CASE (test_interval_discont_restarts),
+  CR_TEST_CASE (test_interval_flush_restarts),
+  CR_TEST_CASE (test_interval_video_durations_from_framerate),
+  CR_TEST_CASE (test_interval_video_per_channel),
+  CR_TEST_CASE (test_interval_video_padded_rows),
+  CR_TEST_CASE (test_interval_tensors_per_channel),
+  CR_TEST_CASE (test_interval_tensors_all_elements),
+  CR_TEST_CASE (test_interval_tensors_discont),
+  { NULL },
+};
 
-int
-main (int argc, char **argv)
-{
-  gst_check_init (&argc, &argv);
-  cr_test_require_gpu ();
-  rand_ = cr_test_rand ();
-  return gst_check_run_suite (
-      gpu_intervals_suite (), "gpu-intervals", __FILE__);
-}
+static const CrGpuTest gpu_intervals = {
+  .name = "gpu-intervals",
+  .timeout = 600,
+  .rand = &rand_,
+  .cases = cases,
+};
+
+CR_TEST_GPU_MAIN (gpu_intervals);

@@ -4,6 +4,7 @@
  * on the two branches of a tee: every result of cudareduce against the CPU
  * reference of cr-test-ref, and, for every interval both post, level's RMS
  * in dB against 10 log10 (sumsq / frames) of cudareduce's. */
+#include "cr-test-main.h"
 #include "cr-test-input.h"
 
 #include <gst/app/gstappsrc.h>
@@ -250,23 +251,17 @@ GST_START_TEST (test_level_agrees_6_channels)
 
 GST_END_TEST;
 
-static Suite *
-gpu_level_suite (void)
-{
-  Suite *s = suite_create ("gpu-level");
-  TCase *tc = tcase_create ("gpu");
-  tcase_set_timeout (tc, 600);
-  suite_add_tcase (s, tc);
-  tcase_add_test (tc, test_level_agrees_stereo);
-  tcase_add_test (tc, test_level_agrees_6_channels);
-  return s;
-}
+static const CrTestCase cases[] = {
+  CR_TEST_CASE (test_level_agrees_stereo),
+  CR_TEST_CASE (test_level_agrees_6_channels),
+  { NULL },
+};
 
-int
-main (int argc, char **argv)
-{
-  gst_check_init (&argc, &argv);
-  cr_test_require_gpu ();
-  rand_ = cr_test_rand ();
-  return gst_check_run_suite (gpu_level_suite (), "gpu-level", __FILE__);
-}
+static const CrGpuTest gpu_level = {
+  .name = "gpu-level",
+  .timeout = 600,
+  .rand = &rand_,
+  .cases = cases,
+};
+
+CR_TEST_GPU_MAIN (gpu_level);

@@ -11,7 +11,7 @@
  * is said and passed over, unless CUDAREDUCE_REQUIRE_GPUS asks for more
  * GPUs than the machine has: then it fails. */
 #include "cr-cuda.h"
-#include "cr-test-util.h"
+#include "cr-test-main.h"
 #include "cr-test-video.h"
 
 #include <gst/app/gstappsink.h>
@@ -518,16 +518,30 @@ GST_END_TEST;
 
 #endif /* CR_HAVE_GST_CUDA */
 
-static Suite *
-multi_suite (void)
+static const CrTestCase cases[] = {
+  CR_TEST_CASE (test_host_memory_on_each_gpu),
+  CR_TEST_CASE (test_gpu_out_of_range),
+  CR_TEST_CASE (test_every_gpu_at_once),
+  { NULL },
+};
+
+static int
+setup (void)
 {
-  Suite *s = suite_create ("gpu-multi");
-  TCase *tc = tcase_create ("multi");
-  tcase_set_timeout (tc, 600);
-  suite_add_tcase (s, tc);
-  tcase_add_test (tc, test_host_memory_on_each_gpu);
-  tcase_add_test (tc, test_gpu_out_of_range);
-  tcase_add_test (tc, test_every_gpu_at_once);
+  n_gpus = count_gpus ();
+  g_print ("%u GPU(s)\n", n_gpus);
+  log_lines = g_string_new (NULL);
+  gst_debug_set_threshold_for_name ("cudareduce", GST_LEVEL_INFO);
+  gst_debug_add_log_function (keep_log, NULL, NULL);
+  if (g_getenv ("GST_DEBUG") == NULL)
+    gst_debug_remove_log_function (gst_debug_log_default);
+  return 0;
+}
+
+/* The cases of CUDA memory, where the plugin reads it. */
+static void
+add_cases (TCase *tc)
+{
   const gchar *missing = cr_test_cuda_memory_missing ();
 #ifdef CR_HAVE_GST_CUDA
   if (missing == NULL) {
@@ -540,21 +554,15 @@ multi_suite (void)
     g_print ("NOTE: %s: the cases of CUDA memory were not run\n",
         missing ? missing
                 : "this test was built without GStreamer's CUDA library");
-  return s;
 }
 
-int
-main (int argc, char **argv)
-{
-  gst_check_init (&argc, &argv);
-  cr_test_require_gpu ();
-  cr_test_require_nvrtc ();
-  n_gpus = count_gpus ();
-  g_print ("%u GPU(s)\n", n_gpus);
-  log_lines = g_string_new (NULL);
-  gst_debug_set_threshold_for_name ("cudareduce", GST_LEVEL_INFO);
-  gst_debug_add_log_function (keep_log, NULL, NULL);
-  if (g_getenv ("GST_DEBUG") == NULL)
-    gst_debug_remove_log_function (gst_debug_log_default);
-  return gst_check_run_suite (multi_suite (), "gpu-multi", __FILE__);
-}
+static const CrGpuTest gpu_multi = {
+  .name = "gpu-multi",
+  .timeout = 600,
+  .needs = CR_TEST_NEEDS_NVRTC,
+  .setup = setup,
+  .cases = cases,
+  .add_cases = add_cases,
+};
+
+CR_TEST_GPU_MAIN (gpu_multi);

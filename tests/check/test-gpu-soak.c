@@ -41,6 +41,7 @@
  * check). The rounds, what they expect and the checks of a result are in
  * soak-rounds.c. */
 #include "cr-test-leaks.h"
+#include "cr-test-main.h"
 #include "soak-rounds.h"
 
 #include <gst/app/gstappsink.h>
@@ -864,17 +865,16 @@ GST_START_TEST (test_soak)
 
 GST_END_TEST;
 
-static Suite *
-gpu_soak_suite (void)
-{
-  Suite *s = suite_create ("gpu-soak");
-  TCase *tc = tcase_create ("gpu");
-  /* Setting up and winding down take well under the run itself. */
-  tcase_set_timeout (tc, soak_seconds () * 2 + 300);
-  suite_add_tcase (s, tc);
-  tcase_add_test (tc, test_soak);
-  return s;
-}
+static const CrTestCase cases[] = {
+  CR_TEST_CASE (test_soak),
+  { NULL },
+};
+
+static CrGpuTest gpu_soak = {
+  .name = "gpu-soak",
+  .rand = &soak_rand,
+  .cases = cases,
+};
 
 int
 main (int argc, char **argv)
@@ -896,8 +896,7 @@ main (int argc, char **argv)
   mallopt (M_MMAP_THRESHOLD, 128 << 10);
   mallopt (M_TRIM_THRESHOLD, 128 << 10);
 #endif
-  gst_check_init (&argc, &argv);
-  cr_test_require_gpu ();
-  soak_rand = cr_test_rand ();
-  return gst_check_run_suite (gpu_soak_suite (), "gpu-soak", __FILE__);
+  /* Setting up and winding down take well under the run itself. */
+  gpu_soak.timeout = soak_seconds () * 2 + 300;
+  return cr_test_gpu_main (&argc, &argv, &gpu_soak, __FILE__);
 }

@@ -3,7 +3,7 @@
  * pipeline stops although the kernel still runs (its context is left for
  * the process's exit to end), and the element refuses to start again.
  * test-gpu-stuck-launch.sh drives gst-launch-1.0 the same way. */
-#include "cr-test-util.h"
+#include "cr-test-main.h"
 
 #include <string.h>
 
@@ -80,27 +80,16 @@ GST_START_TEST (test_stuck_monoid_gives_up)
 
 GST_END_TEST;
 
-static Suite *
-gpu_stuck_suite (void)
-{
-  Suite *s = suite_create ("gpu-stuck");
-  TCase *tc = tcase_create ("general");
-  suite_add_tcase (s, tc);
-  tcase_set_timeout (tc, 120);
-  tcase_add_test (tc, test_stuck_monoid_gives_up);
-  return s;
-}
+static const CrTestCase cases[] = {
+  CR_TEST_CASE (test_stuck_monoid_gives_up),
+  { NULL },
+};
 
-int
-main (int argc, char **argv)
-{
-  gst_check_init (&argc, &argv);
-  /* A kernel that never ends cannot be sanitized to its end. */
-  if (g_getenv ("CUDAREDUCE_UNDER_SANITIZER")) {
-    g_print ("SKIP: under compute-sanitizer\n");
-    return CR_TEST_SKIP;
-  }
-  cr_test_require_gpu ();
-  cr_test_require_nvrtc ();
-  return gst_check_run_suite (gpu_stuck_suite (), "gpu-stuck", __FILE__);
-}
+static const CrGpuTest gpu_stuck = {
+  .name = "gpu-stuck",
+  .timeout = 120,
+  .needs = CR_TEST_NEEDS_NVRTC | CR_TEST_NOT_UNDER_SANITIZER,
+  .cases = cases,
+};
+
+CR_TEST_GPU_MAIN (gpu_stuck);

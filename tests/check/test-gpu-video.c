@@ -2,7 +2,7 @@
  * reference computed from the same random bytes: whole frames, one value
  * per component, one component alone, intervals, tensors, and frames
  * from videotestsrc in a pipeline. */
-#include "cr-test-util.h"
+#include "cr-test-main.h"
 #include "cr-test-video.h"
 static const gchar *const formats[] = { "I420", "YV12", "Y41B", "Y42B", "Y444",
   "NV12", "NV21", "NV16", "NV24", "I420_10LE", "I422_10LE", "Y444_10LE",
@@ -189,26 +189,20 @@ GST_START_TEST (test_video_from_videotestsrc)
 
 GST_END_TEST;
 
-static Suite *
-video_suite (void)
-{
-  Suite *s = suite_create ("gpu-video");
-  TCase *tc = tcase_create ("video");
-  tcase_set_timeout (tc, 600);
-  suite_add_tcase (s, tc);
-  tcase_add_test (tc, test_video_every_format_and_selection);
-  tcase_add_test (tc, test_video_intervals);
-  tcase_add_test (tc, test_video_tensor_per_component);
-  tcase_add_test (tc, test_video_component_out_of_range);
-  tcase_add_test (tc, test_video_from_videotestsrc);
-  return s;
-}
+static const CrTestCase cases[] = {
+  CR_TEST_CASE (test_video_every_format_and_selection),
+  CR_TEST_CASE (test_video_intervals),
+  CR_TEST_CASE (test_video_tensor_per_component),
+  CR_TEST_CASE (test_video_component_out_of_range),
+  CR_TEST_CASE (test_video_from_videotestsrc),
+  { NULL },
+};
 
-int
-main (int argc, char **argv)
-{
-  gst_check_init (&argc, &argv);
-  cr_test_require_gpu ();
-  cr_test_require_nvrtc ();
-  return gst_check_run_suite (video_suite (), "gpu-video", __FILE__);
-}
+static const CrGpuTest gpu_video = {
+  .name = "gpu-video",
+  .timeout = 600,
+  .needs = CR_TEST_NEEDS_NVRTC,
+  .cases = cases,
+};
+
+CR_TEST_GPU_MAIN (gpu_video);
