@@ -236,7 +236,7 @@ check_pragma_operator (
     return TRUE;
   advance (s);
   skip_blank (s, TRUE);
-  g_autofree gchar *prefix = read_identifier (s); /* L, u8, u, U */
+  g_free (read_identifier (s)); /* an encoding prefix: L, u8, u, U */
   if (peek (s) != '"')
     return TRUE;
   g_autoptr (GString) text = g_string_new (NULL);

@@ -610,7 +610,7 @@ GST_START_TEST (test_cache_size_bound)
   g_autoptr (CrCache) unbounded = open_cache (dir);
   for (guint k = 0; k < 8; k++) {
     g_autofree gchar *name = g_strdup_printf ("many %u", k);
-    g_autofree gchar *key = store_sized (unbounded, name, 0);
+    g_free (store_sized (unbounded, name, 0));
   }
   g_autoptr (GPtrArray) all = cr_test_files_ending (dir, ".bin");
   fail_unless_equals_int (all->len, 9);
