@@ -1,4 +1,6 @@
 /* cr-batch.c: gathering small reductions and launching them together. */
+#include "cr-batch.h"
+
 #include "cr-reducer-private.h"
 
 #include "cr-error.h"
@@ -21,13 +23,6 @@ guint
 cr_reducer_n_gathered (const CrReducer *r)
 {
   return r->gather.params.n;
-}
-
-static void
-arena_free (CrReducer *r, CrArena *a)
-{
-  r->device->cu->MemFreeHost (a->host);
-  g_free (a);
 }
 
 /* The reducer's context is current. */
@@ -65,16 +60,7 @@ take_arena (CrReducer *r, GError **error)
 void
 cr_reducer_drop_gathered (CrReducer *r)
 {
-  if (r->gather.arena) {
-    g_mutex_lock (&r->lock);
-    g_ptr_array_add (r->free_arenas, r->gather.arena);
-    g_mutex_unlock (&r->lock);
-  }
-  r->gather.arena = NULL;
-  r->gather.params.n = 0;
-  r->gather.params.fold = 0;
-  r->gather.used = 0;
-  r->gather.n_results = 0;
+  cr_reducer_forget_gathered (r);
 }
 
 gboolean
@@ -209,19 +195,4 @@ cr_reducer_launch_gathered (CrReducer *r, GError **error)
   if (job && !cr_job_launch (job, error))
     g_clear_pointer (&job, cr_job_unref);
   return job;
-}
-
-void
-cr_reducer_clear_batches (CrReducer *r)
-{
-  if (r->gather.arena)
-    arena_free (r, r->gather.arena);
-  r->gather.arena = NULL;
-  for (guint k = 0; k < r->free_arenas->len; k++)
-    arena_free (r, g_ptr_array_index (r->free_arenas, k));
-  for (guint k = 0; k < r->stale_arenas->len; k++)
-    arena_free (r, g_ptr_array_index (r->stale_arenas, k));
-  g_ptr_array_set_size (r->free_arenas, 0);
-  g_ptr_array_set_size (r->stale_arenas, 0);
-  g_clear_pointer (&r->gather.ctx, g_free);
 }

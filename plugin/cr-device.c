@@ -1,5 +1,5 @@
 /* cr-device.c: a GPU's context and stream, and its pinned host memory. */
-#include "cr-reducer-private.h"
+#include "cr-device.h"
 
 #include "cr-error.h"
 

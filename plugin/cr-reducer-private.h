@@ -1,4 +1,4 @@
-/* cr-reducer-private.h: what cr-reducer.c and cr-batch.c share. */
+/* cr-reducer-private.h: what cr-reducer.c and cr-batch.c (above it) share. */
 #pragma once
 
 #include "cr-reducer.h"
@@ -14,29 +14,6 @@ G_BEGIN_DECLS
 /* At least the kernel's CrAccWords: the accumulator rounded up to whole,
  * aligned words. */
 #define PARTIAL_SLOT(acc) ((acc)->size + 16)
-
-struct _CrDevice {
-  gint refcount;
-  const CrDriver *cu;
-  gint ordinal;
-  gint arch;
-  gint sm_count;
-  gchar name[256];
-  CUcontext context;
-  /* A context someone else made (GStreamer's, to read its memory): not
-   * destroyed with the device; released through this when it goes. */
-  GDestroyNotify release_context;
-  gpointer context_owner;
-  CUstream stream;
-  CrStaging *staging; /* created on first use */
-  /* How long the submitting thread waits for earlier GPU work (0: for
-   * ever), as cr_device_set_wait_timeout says. */
-  gint64 wait_timeout_us;
-};
-
-/* Waits for everything queued on the device's stream, for at most its wait
- * timeout. The context is current. */
-gboolean cr_device_sync (CrDevice *device, GError **error);
 
 /* Where one job's result lands: pinned host memory the kernel writes. */
 typedef struct {
@@ -143,7 +120,8 @@ struct _CrJob {
 
 /* Takes an event for @job from the reducer's pool. */
 gboolean cr_reducer_take_event (CrReducer *r, CrJob *job, GError **error);
-/* Frees what cr-batch.c keeps in the reducer. */
-void cr_reducer_clear_batches (CrReducer *r);
+/* Forgets what is gathered for the next batch (cr_reducer_drop_gathered),
+ * keeping its arena for the next. */
+void cr_reducer_forget_gathered (CrReducer *r);
 
 G_END_DECLS

@@ -225,6 +225,43 @@ cr_reducer_new (
   return ok ? g_steal_pointer (&r) : NULL;
 }
 
+static void
+arena_free (CrReducer *r, CrArena *a)
+{
+  r->device->cu->MemFreeHost (a->host);
+  g_free (a);
+}
+
+/* Frees the arenas cr-batch.c gathered into. The context is current. */
+static void
+free_arenas (CrReducer *r)
+{
+  if (r->gather.arena)
+    arena_free (r, r->gather.arena);
+  r->gather.arena = NULL;
+  for (guint k = 0; k < r->free_arenas->len; k++)
+    arena_free (r, g_ptr_array_index (r->free_arenas, k));
+  for (guint k = 0; k < r->stale_arenas->len; k++)
+    arena_free (r, g_ptr_array_index (r->stale_arenas, k));
+  g_ptr_array_set_size (r->free_arenas, 0);
+  g_ptr_array_set_size (r->stale_arenas, 0);
+}
+
+void
+cr_reducer_forget_gathered (CrReducer *r)
+{
+  if (r->gather.arena) {
+    g_mutex_lock (&r->lock);
+    g_ptr_array_add (r->free_arenas, r->gather.arena);
+    g_mutex_unlock (&r->lock);
+  }
+  r->gather.arena = NULL;
+  r->gather.params.n = 0;
+  r->gather.params.fold = 0;
+  r->gather.used = 0;
+  r->gather.n_results = 0;
+}
+
 void
 cr_reducer_free (CrReducer *r)
 {
@@ -243,7 +280,7 @@ cr_reducer_free (CrReducer *r)
       cu->MemFreeHost (g_ptr_array_index (r->slabs, k));
     for (guint k = 0; k < r->all_events->len; k++)
       cu->EventDestroy (g_ptr_array_index (r->all_events, k));
-    cr_reducer_clear_batches (r);
+    free_arenas (r);
     if (r->module)
       cu->ModuleUnload (r->module);
     cu->CtxPopCurrent (NULL);
@@ -677,7 +714,7 @@ cr_reducer_set_channels (CrReducer *r, guint channels, GError **error)
   cr_device_pop (r->device);
   /* Slots of the old size are not handed out again (their slabs are freed
    * with the reducer). */
-  cr_reducer_drop_gathered (r);
+  cr_reducer_forget_gathered (r);
   g_mutex_lock (&r->lock);
   g_ptr_array_set_size (r->free_slots, 0);
   g_ptr_array_extend_and_steal (r->stale_arenas, r->free_arenas);

@@ -1,57 +1,17 @@
 /* cr-reducer.h: running a compiled program on a GPU.
  *
- * A CrDevice is one GPU with a CUDA context and stream of its own. A
- * CrReducer is a
- * program loaded into that context with the buffers its launches need. Both
- * are used from one thread at a time. */
+ * A CrReducer is a program loaded into a CrDevice's context (cr-device.h)
+ * with the buffers its launches need; it is used from one thread at a
+ * time. Gathering small reductions into batches is cr-batch.h. */
 #pragma once
 
 #include "cr-compiler.h"
-#include "cr-cuda.h"
+#include "cr-device.h"
 #include "cr-program.h"
 
 G_BEGIN_DECLS
 
-typedef struct _CrDevice CrDevice;
 typedef struct _CrReducer CrReducer;
-
-/* @ordinal -1 means the first GPU. Reducers, jobs and host memory hold a
- * reference, so the context lives until the last of them is gone. */
-CrDevice *cr_device_open (gint ordinal, GError **error);
-/* A device on @context, a context someone else made (GStreamer's CUDA
- * context, whose memory only its own context may read): the device makes
- * its stream there, never destroys the context, and calls @release
- * (@owner) when it goes (or at once, on failure). */
-CrDevice *cr_device_open_shared (
-    CUcontext context, GDestroyNotify release, gpointer owner, GError **error);
-CrDevice *cr_device_ref (CrDevice *device);
-void cr_device_unref (CrDevice *device);
-G_DEFINE_AUTOPTR_CLEANUP_FUNC (CrDevice, cr_device_unref)
-
-gint cr_device_ordinal (const CrDevice *device);
-/* How long the thread that submits waits for earlier GPU work (a full
- * staging ring, a change of buffers), in microseconds, before it fails
- * with CR_ERROR_GPU_TIMEOUT; 0 (the default) waits for ever. */
-void cr_device_set_wait_timeout (CrDevice *device, gint64 timeout_us);
-/* Compute capability as major * 10 + minor. */
-gint cr_device_arch (const CrDevice *device);
-const gchar *cr_device_name (const CrDevice *device);
-/* Makes the device's context current on this thread until pop. */
-gboolean cr_device_push (CrDevice *device, GError **error);
-void cr_device_pop (CrDevice *device);
-CUstream cr_device_stream (const CrDevice *device);
-CUcontext cr_device_context (const CrDevice *device);
-
-/* Pinned host memory mapped for the GPU, which kernels read in place at
- * *@device_ptr. Callers hold a device reference until they free it. */
-gpointer cr_device_host_alloc (
-    CrDevice *device, gsize size, CUdeviceptr *device_ptr, GError **error);
-void cr_device_host_free (CrDevice *device, gpointer ptr);
-/* Pins and maps ordinary host memory until unregistered. Costly (about
- * 20 GB/s of pinning), so worth it only for memory that is used again. */
-gboolean cr_device_host_register (CrDevice *device, gpointer ptr, gsize size,
-    CUdeviceptr *device_ptr, GError **error);
-void cr_device_host_unregister (CrDevice *device, gpointer ptr);
 
 /* Compiles @program for the device (through the disk cache) and loads it.
  * On a compile error, *@log receives NVRTC's log. The program must outlive
@@ -137,47 +97,6 @@ void cr_job_read (const CrJob *job, guint k, guint8 *out, guint64 *count);
 CrJob *cr_job_ref (CrJob *job);
 void cr_job_unref (CrJob *job);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (CrJob, cr_job_unref)
-
-/* Batches. A launch costs the host several microseconds and the GPU a few
- * more, which is more than a small buffer takes to reduce, so reductions
- * of small buffers that wait while the GPU is busy are gathered and
- * launched together: one kernel, a result per reduction that keeps one,
- * in one job. The state a reduction carries (CrSubmitOptions) passes from
- * one to the next within a batch and across launches of either kind, so
- * gathered and submitted reductions mix in any order. */
-
-/* Larger reductions launch alone: one block reads a segment, and over a
- * few tens of kilobytes a launch of many blocks is the faster. */
-#define CR_GATHER_MAX_BYTES (64u << 10)
-
-/* Whether @region may be gathered: small (CR_GATHER_MAX_BYTES at most),
- * contiguous, and of at most CR_BLOCK_THREADS channels. */
-gboolean cr_reducer_can_gather (
-    const CrReducer *reducer, const CrHostRegion *region);
-/* Gathers the reduction of @region with @options (may be NULL) and context
- * @ctx for the next batch. Pageable data is copied now; data the GPU reads
- * in place (region->device) must stay valid until the batch's job is
- * finished. *@result receives the index of its result in the batch, or
- * G_MAXUINT when options->discard_result. Returns FALSE without an error
- * when the batch cannot take it (full, or another context): launch the
- * batch, then gather again. */
-gboolean cr_reducer_gather (CrReducer *reducer, const CrHostRegion *region,
-    const guint8 *ctx, const CrSubmitOptions *options, guint *result,
-    GError **error);
-/* Reductions gathered and not launched yet. */
-guint cr_reducer_n_gathered (const CrReducer *reducer);
-/* Launches what is gathered (at least one reduction) as one job. */
-CrJob *cr_reducer_launch_gathered (CrReducer *reducer, GError **error);
-/* The same in two steps, so that the next batch can gather while this one
- * launches (a launch takes microseconds): takes what is gathered as a job
- * not launched yet, then launches it. Launches keep the order of their
- * seals and submissions only as the caller orders them, and nobody may
- * wait for a job before its launch. A job that failed to launch is only
- * to be unreffed. */
-CrJob *cr_reducer_seal_gathered (CrReducer *reducer);
-gboolean cr_job_launch (CrJob *job, GError **error);
-/* Forgets what is gathered (a flush). */
-void cr_reducer_drop_gathered (CrReducer *reducer);
 
 /* Submits and finishes one job: blocks until the result is on the host. */
 gboolean cr_reducer_reduce_host (CrReducer *reducer, const CrHostRegion *region,

@@ -2,6 +2,8 @@
  * ones. */
 #include "gstcudareduce-batches.h"
 
+#include "cr-batch.h"
+
 GST_DEBUG_CATEGORY_EXTERN (gst_cuda_reduce_debug);
 #define GST_CAT_DEFAULT gst_cuda_reduce_debug
 

@@ -6,7 +6,7 @@
  * channels, chains that carry state from one reduction to the next and
  * across launches of either kind, batches that fill up; and the element
  * gathering buffers that arrive while the GPU is busy. */
-#include "cr-reducer.h"
+#include "cr-batch.h"
 #include "cr-test-main.h"
 
 #include <stdio.h>
