@@ -11,7 +11,7 @@
 #define ARENA_INPUT_BYTES (1u << 20)
 
 gboolean
-cr_reducer_can_gather (const CrReducer *r, const CrHostRegion *region)
+cr_reducer_can_gather (const CrReducer *r, const CrRegion *region)
 {
   const gsize bytes = region->row_bytes * region->n_rows;
   return r->batch_function != NULL && bytes <= CR_GATHER_MAX_BYTES
@@ -64,7 +64,7 @@ cr_reducer_drop_gathered (CrReducer *r)
 }
 
 gboolean
-cr_reducer_gather (CrReducer *r, const CrHostRegion *region, const guint8 *ctx,
+cr_reducer_gather (CrReducer *r, const CrRegion *region, const guint8 *ctx,
     const CrSubmitOptions *options, guint *result, GError **error)
 {
   const gsize bytes = region->row_bytes * region->n_rows;

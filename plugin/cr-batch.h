@@ -20,7 +20,7 @@ G_BEGIN_DECLS
 /* Whether @region may be gathered: small (CR_GATHER_MAX_BYTES at most),
  * contiguous, and of at most CR_BLOCK_THREADS channels. */
 gboolean cr_reducer_can_gather (
-    const CrReducer *reducer, const CrHostRegion *region);
+    const CrReducer *reducer, const CrRegion *region);
 /* Gathers the reduction of @region with @options (may be NULL) and context
  * @ctx for the next batch. Pageable data is copied now; data the GPU reads
  * in place (region->device) must stay valid until the batch's job is
@@ -28,7 +28,7 @@ gboolean cr_reducer_can_gather (
  * G_MAXUINT when options->discard_result. Returns FALSE without an error
  * when the batch cannot take it (full, or another context): launch the
  * batch, then gather again. */
-gboolean cr_reducer_gather (CrReducer *reducer, const CrHostRegion *region,
+gboolean cr_reducer_gather (CrReducer *reducer, const CrRegion *region,
     const guint8 *ctx, const CrSubmitOptions *options, guint *result,
     GError **error);
 /* Reductions gathered and not launched yet. */

@@ -482,7 +482,7 @@ reduce_mapped (CrReducer *r, CUdeviceptr data, gsize bytes, const guint8 *ctx,
  * it, one channel in device memory, lines of whole 16-byte loads that
  * start on 16 bytes, and fewer than 2^31 loads (kernels/reduce.cu). */
 static gboolean
-reads_pitched (const CrReducer *r, const CrHostRegion *region)
+reads_pitched (const CrReducer *r, const CrRegion *region)
 {
   return r->pitched_function != NULL && region->device != 0 && r->channels == 1
       && (region->device & 15) == 0 && region->stride % 16 == 0
@@ -492,7 +492,7 @@ reads_pitched (const CrReducer *r, const CrHostRegion *region)
 
 /* Lines with padding between them, read in place in one launch. */
 static gboolean
-reduce_pitched (CrReducer *r, const CrHostRegion *region, const guint8 *ctx,
+reduce_pitched (CrReducer *r, const CrRegion *region, const guint8 *ctx,
     const Start *start, GError **error)
 {
   const gsize elem = cr_type_size (r->program->in);
@@ -519,7 +519,7 @@ reduce_pitched (CrReducer *r, const CrHostRegion *region, const guint8 *ctx,
  * padding never reaches the device. A padded row holds whole rows of
  * channels (pixels of whole components). */
 static gboolean
-reduce_rows (CrReducer *r, const CrHostRegion *region, const guint8 *ctx,
+reduce_rows (CrReducer *r, const CrRegion *region, const guint8 *ctx,
     const Start *start, GError **error)
 {
   const gsize row = cr_type_size (r->program->in) * r->channels;
@@ -620,7 +620,7 @@ cr_reducer_take_event (CrReducer *r, CrJob *job, GError **error)
 }
 
 static gboolean
-submit (CrReducer *r, const CrHostRegion *region, const guint8 *ctx,
+submit (CrReducer *r, const CrRegion *region, const guint8 *ctx,
     const CrSubmitOptions *options, CrJob *job, GError **error)
 {
   const gsize bytes = region->row_bytes * region->n_rows;
@@ -654,7 +654,7 @@ submit (CrReducer *r, const CrHostRegion *region, const guint8 *ctx,
 }
 
 CrJob *
-cr_reducer_submit (CrReducer *r, const CrHostRegion *region, const guint8 *ctx,
+cr_reducer_submit (CrReducer *r, const CrRegion *region, const guint8 *ctx,
     const CrSubmitOptions *options, GError **error)
 {
   const gsize elem = cr_type_size (r->program->in);
@@ -829,8 +829,8 @@ cr_job_unref (CrJob *job)
 }
 
 gboolean
-cr_reducer_reduce_host (CrReducer *r, const CrHostRegion *region,
-    const guint8 *ctx, guint8 *out, guint64 *count, GError **error)
+cr_reducer_reduce_host (CrReducer *r, const CrRegion *region, const guint8 *ctx,
+    guint8 *out, guint64 *count, GError **error)
 {
   CrJob *job = cr_reducer_submit (r, region, ctx, NULL, error);
   if (job == NULL)

@@ -27,8 +27,9 @@ const CrCompiled *cr_reducer_compiled (const CrReducer *reducer);
  * occupancy calculator made of the kernel. */
 gchar *cr_reducer_describe (const CrReducer *reducer);
 
-/* Data as rows: @n_rows rows of @row_bytes, @stride bytes apart (only
- * the row_bytes of each are reduced). Contiguous data is one row. */
+/* The data one reduction reads, on the host or the device, as rows:
+ * @n_rows rows of @row_bytes, @stride bytes apart (only the row_bytes of
+ * each are reduced). Contiguous data is one row. */
 typedef struct {
   const guint8 *data; /* on the host; NULL for device memory */
   gsize row_bytes;
@@ -38,7 +39,7 @@ typedef struct {
    * memory of the device's context), or 0 for memory that must be copied.
    * Rows with padding between them are packed on the device first. */
   CUdeviceptr device;
-} CrHostRegion;
+} CrRegion;
 
 /* The most channels a reduction has results for: the per-channel kernel
  * puts tiles of up to 32 channels on its grid's y dimension, which CUDA
@@ -75,7 +76,7 @@ typedef struct {
  * waiting for the GPU. The host data must stay valid and unchanged until
  * the job is finished. Pageable data is copied before this returns.
  * @options NULL: one reduction of the region alone. */
-CrJob *cr_reducer_submit (CrReducer *reducer, const CrHostRegion *region,
+CrJob *cr_reducer_submit (CrReducer *reducer, const CrRegion *region,
     const guint8 *ctx, const CrSubmitOptions *options, GError **error);
 /* Waits for the job and writes its (first) result (program->out.size
  * bytes per channel) to @out and its count of elements (all channels, rows
@@ -99,7 +100,7 @@ void cr_job_unref (CrJob *job);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (CrJob, cr_job_unref)
 
 /* Submits and finishes one job: blocks until the result is on the host. */
-gboolean cr_reducer_reduce_host (CrReducer *reducer, const CrHostRegion *region,
+gboolean cr_reducer_reduce_host (CrReducer *reducer, const CrRegion *region,
     const guint8 *ctx, guint8 *out, guint64 *count, GError **error);
 
 /* The same for @n elements (all channels) already in device memory

@@ -125,7 +125,7 @@ part_options (const GstCudaReducePlan *plan, guint k,
  * *@launches when it started a launch (or a batch). */
 static gboolean
 submit_one (GstCudaReduceBatches *b, CrReducer *reducer,
-    GstCudaReducePending *p, const CrHostRegion *region, const guint8 *ctx,
+    GstCudaReducePending *p, const CrRegion *region, const guint8 *ctx,
     const CrSubmitOptions *options, GstCudaReduceReduction *r,
     gboolean *launches, GError **error)
 {
@@ -179,10 +179,10 @@ submit_one (GstCudaReduceBatches *b, CrReducer *reducer,
  * them so). The two are then one reduction, one launch. */
 static gboolean
 continues_in_memory (
-    const GstCudaReducePlan *plan, const CrHostRegion *regions, guint k)
+    const GstCudaReducePlan *plan, const CrRegion *regions, guint k)
 {
   const GstCudaReducePart *a = &plan->parts[k], *b = &plan->parts[k + 1];
-  const CrHostRegion *ra = &regions[k], *rb = &regions[k + 1];
+  const CrRegion *ra = &regions[k], *rb = &regions[k + 1];
   const gsize span = ra->stride * ra->n_rows;
 
   if (a->reducer != b->reducer || a->channels != b->channels
@@ -196,7 +196,7 @@ continues_in_memory (
 /* Submits each part of @slice. Under lock. */
 static gboolean
 submit_slice (GstCudaReduceBatches *b, CrReducer *const *reducers,
-    GstCudaReducePending *p, const CrHostRegion *regions,
+    GstCudaReducePending *p, const CrRegion *regions,
     const GstCudaReduceSlice *slice, const guint8 *ctx,
     const GstSegment *segment, gboolean *launches, GError **error)
 {
@@ -213,7 +213,7 @@ submit_slice (GstCudaReduceBatches *b, CrReducer *const *reducers,
   }
   for (guint k = 0; k < plan->n_parts; k++) {
     const GstCudaReducePart *part = &plan->parts[k];
-    CrHostRegion region = { .n_rows = 1 };
+    CrRegion region = { .n_rows = 1 };
     /* Without data (an interval's end) only the states are read. */
     if (regions == NULL && !part->keeps)
       continue;
@@ -253,7 +253,7 @@ submit_slice (GstCudaReduceBatches *b, CrReducer *const *reducers,
 gboolean
 gst_cuda_reduce_batches_submit (GstCudaReduceBatches *b,
     CrReducer *const *reducers, GstCudaReducePending *p,
-    const CrHostRegion *regions, GArray *slices, const guint8 *ctx,
+    const CrRegion *regions, GArray *slices, const guint8 *ctx,
     const GstSegment *segment, guint *cost, GError **error)
 {
   gboolean ok = TRUE, launches = FALSE;

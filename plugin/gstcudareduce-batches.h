@@ -46,7 +46,7 @@ void gst_cuda_reduce_batches_clear (GstCudaReduceBatches *batches);
  * launch complete with GST_FLOW_ERROR. */
 gboolean gst_cuda_reduce_batches_submit (GstCudaReduceBatches *batches,
     CrReducer *const *reducers, GstCudaReducePending *p,
-    const CrHostRegion *regions, GArray *slices, const guint8 *ctx,
+    const CrRegion *regions, GArray *slices, const guint8 *ctx,
     const GstSegment *segment, guint *cost, GError **error);
 
 /* Whether a buffer of @size bytes for @reducer would join the open batch,

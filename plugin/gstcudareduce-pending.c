@@ -52,8 +52,8 @@ gst_cuda_reduce_pending_free (GstCudaReducePending *p)
 /* Sets region->device where @device reads @region, within the memory
  * that @map_data maps, in place. */
 static void
-find_device_address (GstBuffer *buf, const guint8 *map_data, CrDevice *device,
-    CrHostRegion *region)
+find_device_address (
+    GstBuffer *buf, const guint8 *map_data, CrDevice *device, CrRegion *region)
 {
   /* A buffer of several memories maps as a merged copy, which is copied
    * again; one memory may be read in place. */
@@ -67,7 +67,7 @@ find_device_address (GstBuffer *buf, const guint8 *map_data, CrDevice *device,
 
 /* The plane @plane of a mapped frame, as a region. */
 static void
-plane_region (const GstVideoFrame *frame, guint plane, CrHostRegion *region)
+plane_region (const GstVideoFrame *frame, guint plane, CrRegion *region)
 {
   gint comp[GST_VIDEO_MAX_COMPONENTS];
   gst_video_format_info_component (frame->info.finfo, plane, comp);
@@ -82,7 +82,7 @@ plane_region (const GstVideoFrame *frame, guint plane, CrHostRegion *region)
  * packed on the GPU first). */
 static gboolean
 map_cuda_frame (GstCudaReducePending *p, GstElement *element,
-    const CrInputFormat *format, CrDevice *device, CrHostRegion *regions)
+    const CrInputFormat *format, CrDevice *device, CrRegion *regions)
 {
   g_autoptr (GError) error = NULL;
 
@@ -102,7 +102,7 @@ map_cuda_frame (GstCudaReducePending *p, GstElement *element,
 
 gboolean
 gst_cuda_reduce_pending_map (GstCudaReducePending *p, GstElement *element,
-    const CrInputFormat *format, CrDevice *device, CrHostRegion *regions)
+    const CrInputFormat *format, CrDevice *device, CrRegion *regions)
 {
   GstBuffer *buf = p->buffer;
   const GstCudaReducePlan *plan = p->plan;

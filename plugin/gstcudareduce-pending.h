@@ -62,7 +62,7 @@ void gst_cuda_reduce_pending_free (GstCudaReducePending *pending);
  * the error on @element on failure. */
 gboolean gst_cuda_reduce_pending_map (GstCudaReducePending *pending,
     GstElement *element, const CrInputFormat *format, CrDevice *device,
-    CrHostRegion *regions);
+    CrRegion *regions);
 
 /* Where results go. */
 typedef struct {

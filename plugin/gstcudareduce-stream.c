@@ -288,7 +288,7 @@ segment_of (GstCudaReduceStream *s)
  * @p. */
 static GstCudaReducePending *
 submit_mapped (GstCudaReduceStream *s, GstCudaReducePending *p, GstBuffer *buf,
-    const CrHostRegion *regions, const guint8 *ctx, guint *cost)
+    const CrRegion *regions, const guint8 *ctx, guint *cost)
 {
   g_autoptr (GError) error = NULL;
   const CrInputFormat *f = &s->caps.format;
@@ -335,7 +335,7 @@ gst_cuda_reduce_stream_submit (GstCudaReduceStream *s, GstBuffer *buf,
 {
   g_autoptr (GError) error = NULL;
   const guint8 *ctx;
-  CrHostRegion regions[GST_VIDEO_MAX_PLANES];
+  CrRegion regions[GST_VIDEO_MAX_PLANES];
 
   *pending = NULL;
   if (!gst_cuda_reduce_props_read (

@@ -97,10 +97,10 @@ item_clear (Engine *e, Item *it)
     g_free (it->block);
 }
 
-static CrHostRegion
+static CrRegion
 item_region (const Item *it, guint channels)
 {
-  CrHostRegion region = {
+  CrRegion region = {
     .data = it->block + it->offset,
     .row_bytes = it->rows * channels * 4,
     .n_rows = 1,
@@ -149,7 +149,7 @@ independent_batches (guint channels, gboolean pinned)
           : k % 5 == 0         ? max_rows
                        : (gsize)g_rand_int_range (rand_, 1, max_rows + 1);
       item_fill (&e, &items[k], channels, rows, pinned, NULL, 0);
-      CrHostRegion region = item_region (&items[k], channels);
+      CrRegion region = item_region (&items[k], channels);
       g_autoptr (GError) error = NULL;
       fail_unless (cr_reducer_can_gather (e.reducer, &region), "%s", what);
       if (!cr_reducer_gather (
@@ -231,7 +231,7 @@ chained (guint channels)
     it->options.discard_result = !ends;
     item_fill (&e, it, channels, rows, k % 3 == 0, open ? carried : NULL,
         it->options.rows_before);
-    CrHostRegion region = item_region (it, channels);
+    CrRegion region = item_region (it, channels);
     /* One in eight launches alone, the rest gather. */
     if (k % 8 == 5) {
       if (cr_reducer_n_gathered (e.reducer) > 0) {
