@@ -17,30 +17,11 @@
  * folds the partials in segment order, finalizes where a segment ends a
  * result, and keeps the state for the next launch. */
 
-/* The segment continues the state before it (the previous segment's, or
- * for the first the state of the launches before). */
-#define CR_SEGMENT_CARRY 1u
-/* The segment ends a result, written to results[result * channels...]. */
-#define CR_SEGMENT_EMIT 2u
+/* CrSegment, CrBatch and the CR_SEGMENT_* flags are the host's too
+ * (kernels/cr-abi.h defines them, and checks their layout, for both). */
 
-struct CrSegment {
-  const In *data; /* rows * channels elements, aligned to their size */
-  unsigned long long rows;
-  unsigned long long row_base; /* index of the first row in its result */
-  unsigned int flags;
-  unsigned int result;
-};
-
-struct CrBatch {
-  unsigned int n; /* segments, one block each */
-  unsigned int channels; /* at most CR_BLOCK_THREADS */
-  unsigned int fold; /* some segment carries, or does not emit */
-  unsigned int unused;
-  CrSegment segments[CR_BATCH_MAX];
-};
-
-/* One segment's rows of all channels: one channel, 16-byte loads;
- * several, one channel per thread as in cr_reduce_channels (W = channels,
+/* One segment's rows of all channels: one channel, packed loads; several,
+ * one channel per thread as in cr_reduce_channels (W = channels,
  * R = CR_BLOCK_THREADS / W rows per pass). Leaves channel c's total in
  * sh[c]. */
 static __device__ void
@@ -48,9 +29,10 @@ cr_fold_segment (const CrSegment &seg, unsigned int channels, CrAccWords *sh,
     const Ctx &ctx)
 {
   const unsigned int t = threadIdx.x;
+  const In *data = reinterpret_cast<const In *> (seg.data);
   if (channels == 1) {
     Acc acc[1];
-    cr_fold_packed<1> (seg.data, seg.rows, seg.row_base, t, CR_BLOCK_THREADS,
+    cr_fold_packed<1> (data, seg.rows, seg.row_base, t, CR_BLOCK_THREADS,
         acc, ctx);
     acc[0] = cr_block_reduce (acc[0], ctx);
     if (t == 0)
@@ -60,25 +42,10 @@ cr_fold_segment (const CrSegment &seg, unsigned int channels, CrAccWords *sh,
   }
   const unsigned int per_pass = CR_BLOCK_THREADS / channels;
   const unsigned int c = t % channels;
-  Acc acc = cr_identity (ctx);
-  if (t < per_pass * channels) {
-    unsigned long long r = t / channels;
-    for (; r + 3 * per_pass < seg.rows; r += 4 * per_pass) {
-      In x[4];
-#pragma unroll
-      for (int u = 0; u < 4; u++)
-        x[u] = __ldg (seg.data + (r + u * per_pass) * channels + c);
-#pragma unroll
-      for (int u = 0; u < 4; u++)
-        acc = cr_combine (acc,
-            cr_load (x[u], seg.row_base + r + u * per_pass, ctx), ctx);
-    }
-    for (; r < seg.rows; r += per_pass)
-      acc = cr_combine (acc,
-          cr_load (__ldg (seg.data + r * channels + c), seg.row_base + r, ctx),
-          ctx);
-  }
-  sh[t].acc = acc;
+  sh[t].acc = t < per_pass * channels
+      ? cr_fold_strided (data, seg.rows, channels, c, t / channels, per_pass,
+            seg.row_base, ctx)
+      : cr_identity (ctx);
   cr_fold_rows (sh, per_pass, channels, ctx);
 }
 
@@ -125,6 +92,5 @@ cr_reduce_batch (const CrBatch batch, CrAccWords *partials,
     }
     state[c] = running;
   }
-  if (t == 0 && gridDim.x > 1)
-    *ticket = 0;
+  cr_release_ticket (ticket, gridDim.x);
 }

@@ -20,8 +20,6 @@
  * carried state, and finalizes. The element index i given to cr_load is the
  * row, the element's index within its channel. */
 
-#define CR_CH_UNROLL 8
-
 /* Folds @n blocks' partials of a tile, W = @width to a block from @first,
  * into sh[k] for k < width: R = CR_BLOCK_THREADS / W threads per channel,
  * each reading every R-th block's. Every thread of the block calls it. */
@@ -77,14 +75,14 @@ cr_finish_channels (CrAccWords *sh, unsigned int channels, unsigned int width,
   const unsigned int tile = blockIdx.y;
   const unsigned int c = tile * width + t;
   const unsigned int blocks = gridDim.x;
-  const unsigned int group_blocks = 2 * (CR_BLOCK_THREADS / width);
+  const unsigned int group_blocks = CR_GROUP_BLOCKS (width);
   CrAccWords *tile_partials =
       partials + (unsigned long long) tile * blocks * width;
 
   if (blocks > 1 && t < width)
     tile_partials[(unsigned long long) blockIdx.x * width + t].acc =
         sh[t].acc;
-  const unsigned int groups = (blocks + group_blocks - 1) / group_blocks;
+  const unsigned int groups = CR_GROUPS (blocks, width);
   /* Grouped where the one fold would read more than four pairs a thread:
    * below, the second election costs more than the pairs it saves. On the
    * H200, as a fraction of the single result: grouping past one pair a
@@ -111,8 +109,7 @@ cr_finish_channels (CrAccWords *sh, unsigned int channels, unsigned int width,
         + (unsigned long long) tile * groups * width;
     if (t < width)
       group_partials[g * width + t].acc = sh[t].acc;
-    if (t == 0)
-      *group_ticket = 0;
+    cr_release_ticket (group_ticket, in_group);
     if (!cr_block_is_last_of (&tickets[tile], groups))
       return;
     cr_fold_partials (sh, group_partials, groups, width, ctx);
@@ -122,15 +119,9 @@ cr_finish_channels (CrAccWords *sh, unsigned int channels, unsigned int width,
     if (blocks > 1)
       cr_fold_partials (sh, tile_partials, blocks, width, ctx);
   }
-  if (t < width && c < channels) {
-    Acc total = sh[t].acc;
-    if (carry != nullptr)
-      total = cr_combine (carry[c], total, ctx);
-    state[c] = total;
-    result[c] = cr_finalize (total, count, ctx);
-  }
-  if (t == 0 && blocks > 1)
-    tickets[tile] = 0;
+  if (t < width && c < channels)
+    cr_end_channel (sh[t].acc, c, carry, state, result, count, ctx);
+  cr_release_ticket (&tickets[tile], blocks);
 }
 
 /* data:      rows * channels elements, aligned to their size
@@ -156,37 +147,12 @@ cr_reduce_channels (const In *data, unsigned long long rows,
   const unsigned int lane_channel = t % width;
   const unsigned int c = blockIdx.y * width + lane_channel;
   const bool active = t < used && c < channels;
-  Acc acc = cr_identity (ctx);
-
-  if (active) {
-    const unsigned long long step =
-        (unsigned long long) gridDim.x * per_pass;
-    unsigned long long r = (unsigned long long) blockIdx.x * per_pass
-        + t / width;
-    for (; r + (CR_CH_UNROLL - 1) * step < rows; r += CR_CH_UNROLL * step) {
-      In x[CR_CH_UNROLL];
-#pragma unroll
-      for (int u = 0; u < CR_CH_UNROLL; u++)
-        x[u] = __ldg (data + (r + u * step) * channels + c);
-#pragma unroll
-      for (int u = 0; u < CR_CH_UNROLL; u++)
-        acc = cr_combine (acc, cr_load (x[u], row_base + r + u * step, ctx),
-            ctx);
-    }
-    /* The rows left, fewer than CR_CH_UNROLL: their loads issued together
-     * too, so that a thread waits for memory once, not once a row. */
-    In x[CR_CH_UNROLL - 1];
-#pragma unroll
-    for (int u = 0; u < CR_CH_UNROLL - 1; u++)
-      if (r + u * step < rows)
-        x[u] = __ldg (data + (r + u * step) * channels + c);
-#pragma unroll
-    for (int u = 0; u < CR_CH_UNROLL - 1; u++)
-      if (r + u * step < rows)
-        acc = cr_combine (acc, cr_load (x[u], row_base + r + u * step, ctx),
-            ctx);
-  }
-  sh[t].acc = acc;
+  const unsigned long long first =
+      (unsigned long long) blockIdx.x * per_pass + t / width;
+  const unsigned long long step = (unsigned long long) gridDim.x * per_pass;
+  sh[t].acc = active
+      ? cr_fold_strided (data, rows, channels, c, first, step, row_base, ctx)
+      : cr_identity (ctx);
   cr_fold_rows (sh, per_pass, width, ctx);
   cr_finish_channels (sh, channels, width, partials, tickets, carry, state,
       result, count, ctx);
@@ -211,9 +177,9 @@ cr_reduce_channels (const In *data, unsigned long long rows,
 #if CR_WITH_VEC2
 CR_CHANNELS_VEC_KERNEL (2)
 #endif
-#if CR_WITH_VEC4 && 16 / CR_IN_BYTES % 4 == 0
+#if CR_WITH_VEC4 && CR_LOAD_BYTES / CR_IN_BYTES % 4 == 0
 CR_CHANNELS_VEC_KERNEL (4)
 #endif
-#if CR_WITH_VEC8 && 16 / CR_IN_BYTES % 8 == 0
+#if CR_WITH_VEC8 && CR_LOAD_BYTES / CR_IN_BYTES % 8 == 0
 CR_CHANNELS_VEC_KERNEL (8)
 #endif

@@ -11,7 +11,10 @@
  *
  * from the user's monoid. Nothing here is specific to one monoid, and no
  * header is included: NVRTC provides the builtins (uint4, __shfl_down_sync,
- * atomicAdd, __threadfence) without a toolkit on the machine.
+ * atomicAdd, __threadfence) without a toolkit on the machine. What the host
+ * must agree with (threads per block, the unroll, the load size, the
+ * batch's structs) comes from kernels/cr-abi.h, at the start of the
+ * generated source.
  *
  * Shape: each block reduces a grid-stride slice with 16-byte loads, several
  * in flight per thread, combines its threads through warp shuffles and shared
@@ -25,22 +28,16 @@
  * kernels/reduce-channels.cu also instantiates for 2, 4 and 8 channels
  * packed in each load. */
 
-/* CR_BLOCK_THREADS, threads per block, is defined by the generator from
- * the same constant the host launches with (cr-program.h). */
-#ifndef CR_BLOCK_THREADS
-#error "the generated prelude defines CR_BLOCK_THREADS"
+#ifndef CR_ABI_H
+#error "the generated source starts with kernels/cr-abi.h"
 #endif
 /* CR_WITH_PITCHED, CR_WITH_VEC2, ...: 1 for the kernels the program was
  * asked for (CrKernels, cr-program.h), 0 for those it goes without. */
 #if !defined(CR_WITH_PITCHED) || !defined(CR_WITH_VEC2)
 #error "the generated prelude defines CR_WITH_PITCHED and CR_WITH_VEC2 ..."
 #endif
-#define CR_WARPS (CR_BLOCK_THREADS / 32)
-/* 16-byte loads each thread issues before using any of them. */
-#ifndef CR_UNROLL
-#define CR_UNROLL 4
-#endif
-#define CR_VEC (16 / sizeof (In))
+#define CR_WARPS (CR_BLOCK_THREADS / CR_WARP_THREADS)
+#define CR_VEC (CR_LOAD_BYTES / sizeof (In))
 #define CR_ACC_WORDS ((sizeof (Acc) + 3) / 4)
 
 /* The accumulator seen as 32-bit words, the unit a shuffle moves; also the
@@ -50,12 +47,22 @@ union CrAccWords {
   Acc acc;
   unsigned int w[CR_ACC_WORDS];
 };
+/* The host sizes partials, tickets and refused accumulators by these. */
+static_assert (sizeof (CrAccWords) <= CR_PARTIAL_SLOT_BYTES (sizeof (Acc)),
+    "a partial fits the slot the host allocates for it");
+static_assert (sizeof (Acc) <= CR_ACC_MAX_BYTES,
+    "the host refuses accumulators over CR_ACC_MAX_BYTES");
+static_assert (sizeof (unsigned int) == CR_TICKET_BYTES, "a ticket's size");
+static_assert (CR_WARP_THREADS == 32, "the shuffles' full mask and lanes");
 
-/* Sixteen bytes of input as one load. */
+/* One load of input. */
 union CrVec {
   uint4 raw;
   In e[CR_VEC];
 };
+static_assert (sizeof (uint4) == CR_LOAD_BYTES
+        && sizeof (CrVec) == CR_LOAD_BYTES,
+    "a load is a uint4");
 
 static __device__ __forceinline__ Acc
 cr_shfl_down (const Acc &value, int delta)
@@ -73,7 +80,7 @@ static __device__ __forceinline__ Acc
 cr_warp_reduce (Acc value, const Ctx &ctx)
 {
 #pragma unroll
-  for (int delta = 16; delta > 0; delta >>= 1)
+  for (int delta = CR_WARP_THREADS / 2; delta > 0; delta >>= 1)
     value = cr_combine (value, cr_shfl_down (value, delta), ctx);
   return value;
 }
@@ -83,10 +90,12 @@ static __device__ Acc
 cr_block_reduce (Acc value, const Ctx &ctx)
 {
   __shared__ CrAccWords warp_totals[CR_WARPS];
-  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const int lane = threadIdx.x % CR_WARP_THREADS;
+  const int warp = threadIdx.x / CR_WARP_THREADS;
 
   value = cr_warp_reduce (value, ctx);
-  __syncthreads ();             /* warp_totals may still be read from a previous call */
+  /* warp_totals may still be read from a previous call. */
+  __syncthreads ();
   if (lane == 0)
     warp_totals[warp].acc = value;
   __syncthreads ();
@@ -160,10 +169,33 @@ cr_block_is_last (unsigned int *ticket)
   return cr_block_is_last_of (ticket, gridDim.x);
 }
 
-/* Folds rows of C channels packed in 16-byte loads into acc[C]: thread
- * @tid of @nthreads takes every nthreads-th load. C = 1 takes data of any
- * alignment (the elements before the first 16-byte boundary one per
- * thread); C > 1 needs data aligned to 16 bytes, so that loads start on a
+/* Leaves @ticket zero for the next launch, in the block it elected among
+ * @blocks (one block alone never took it). Every thread of that block
+ * calls it. */
+static __device__ __forceinline__ void
+cr_release_ticket (unsigned int *ticket, unsigned int blocks)
+{
+  if (threadIdx.x == 0 && blocks > 1)
+    *ticket = 0;
+}
+
+/* Ends channel @c in the block that finishes it: @total of these rows,
+ * after @carry[c], the state of the rows before (no carry: NULL), is kept
+ * in @state[c] for the next launch and finalized into @result[c]. */
+static __device__ __forceinline__ void
+cr_end_channel (Acc total, unsigned int c, const Acc *carry, Acc *state,
+    Out *result, unsigned long long count, const Ctx &ctx)
+{
+  if (carry != nullptr)
+    total = cr_combine (carry[c], total, ctx);
+  state[c] = total;
+  result[c] = cr_finalize (total, count, ctx);
+}
+
+/* Folds rows of C channels packed in loads into acc[C]: thread @tid of
+ * @nthreads takes every nthreads-th load. C = 1 takes data of any
+ * alignment (the elements before the first load boundary one per thread);
+ * C > 1 needs data aligned to CR_LOAD_BYTES, so that loads start on a
  * row. */
 template <int C>
 static __device__ __forceinline__ void
@@ -175,11 +207,12 @@ cr_fold_packed (const In *data, unsigned long long rows,
   for (int c = 0; c < C; c++)
     acc[c] = cr_identity (ctx);
 
-  /* Rows before the first 16-byte boundary, one per thread. */
+  /* Rows before the first load boundary, one per thread. */
   unsigned long long head = 0;
   if (C == 1) {
-    head = ((16 - (reinterpret_cast<unsigned long long> (data) & 15)) & 15)
-        / sizeof (In);
+    const unsigned long long past =
+        reinterpret_cast<unsigned long long> (data) % CR_LOAD_BYTES;
+    head = (CR_LOAD_BYTES - past) % CR_LOAD_BYTES / sizeof (In);
     if (head > rows)
       head = rows;
     if (tid < head)
@@ -198,7 +231,8 @@ cr_fold_packed (const In *data, unsigned long long rows,
       r[u].raw = __ldg (&vec[v + u * nthreads].raw);
 #pragma unroll
     for (int u = 0; u < CR_UNROLL; u++) {
-      const unsigned long long row = vec_row + (v + u * nthreads) * (CR_VEC / C);
+      const unsigned long long row =
+          vec_row + (v + u * nthreads) * (CR_VEC / C);
 #pragma unroll
       for (int k = 0; k < (int) CR_VEC; k++)
         acc[k % C] = cr_combine (acc[k % C],
@@ -222,6 +256,42 @@ cr_fold_packed (const In *data, unsigned long long rows,
       acc[c] = cr_combine (acc[c],
           cr_load (data[tail * C + c], row_base + tail, ctx), ctx);
   }
+}
+
+/* Folds channel @c of rows @first, @first + @step, ... below @rows of
+ * @channels interleaved elements, for one thread: the per-channel
+ * kernel's loads and the batch's of several channels. Rows @step apart in
+ * consecutive threads' hands are neighbours, so every load is coalesced;
+ * CR_CH_UNROLL loads are issued before any is used, and so are those of
+ * the rows left, so that a thread waits for memory once a pass. */
+static __device__ __forceinline__ Acc
+cr_fold_strided (const In *data, unsigned long long rows,
+    unsigned int channels, unsigned int c, unsigned long long first,
+    unsigned long long step, unsigned long long row_base, const Ctx &ctx)
+{
+  Acc acc = cr_identity (ctx);
+  unsigned long long r = first;
+  for (; r + (CR_CH_UNROLL - 1) * step < rows; r += CR_CH_UNROLL * step) {
+    In x[CR_CH_UNROLL];
+#pragma unroll
+    for (int u = 0; u < CR_CH_UNROLL; u++)
+      x[u] = __ldg (data + (r + u * step) * channels + c);
+#pragma unroll
+    for (int u = 0; u < CR_CH_UNROLL; u++)
+      acc = cr_combine (acc, cr_load (x[u], row_base + r + u * step, ctx),
+          ctx);
+  }
+  In x[CR_CH_UNROLL - 1];
+#pragma unroll
+  for (int u = 0; u < CR_CH_UNROLL - 1; u++)
+    if (r + u * step < rows)
+      x[u] = __ldg (data + (r + u * step) * channels + c);
+#pragma unroll
+  for (int u = 0; u < CR_CH_UNROLL - 1; u++)
+    if (r + u * step < rows)
+      acc = cr_combine (acc, cr_load (x[u], row_base + r + u * step, ctx),
+          ctx);
+  return acc;
 }
 
 /* Ends a reduction after each thread folded its share into acc[C]: the
@@ -262,16 +332,10 @@ cr_finish_packed (Acc (&acc)[C], CrAccWords *partials, unsigned int *ticket,
   }
   if (threadIdx.x == 0) {
 #pragma unroll
-    for (int c = 0; c < C; c++) {
-      Acc total = acc[c];
-      if (carry != nullptr)
-        total = cr_combine (carry[c], total, ctx);
-      state[c] = total;
-      result[c] = cr_finalize (total, count, ctx);
-    }
-    if (gridDim.x > 1)
-      *ticket = 0;
+    for (int c = 0; c < C; c++)
+      cr_end_channel (acc[c], c, carry, state, result, count, ctx);
   }
+  cr_release_ticket (ticket, gridDim.x);
 }
 
 /* C channels whose rows pack whole into 16-byte loads: C = 1 (any type),
@@ -324,11 +388,12 @@ cr_fold_vec (Acc acc, const CrVec &v, unsigned long long i, const Ctx &ctx)
 
 /* Lines with padding between them, read in place (a plane of a frame in
  * GPU memory, whose pitch is wider than its rows): @lines * @line_vecs
- * 16-byte loads, @line_vecs to a line, lines @pitch bytes apart. The host
- * checks that data and pitch are aligned to 16 bytes, that a line is whole
- * loads, and that the loads number fewer than 2^31, so that the line of a
- * load is one 32-bit division. cr_load's i counts as if the lines were
- * packed, so the results equal those of the packed rows. */
+ * loads, @line_vecs to a line, lines @pitch bytes apart. The host checks
+ * that data and pitch are aligned to CR_LOAD_BYTES, that a line is whole
+ * loads, and that the loads number fewer than CR_PITCHED_LOADS_LIMIT, so
+ * that the line of a load is one 32-bit division. cr_load's i counts as
+ * if the lines were packed, so the results equal those of the packed
+ * rows. */
 extern "C" __global__ void __launch_bounds__ (CR_BLOCK_THREADS)
 cr_reduce_pitched (const In *data, unsigned int line_vecs,
     unsigned long long pitch, unsigned int n_vec, unsigned long long index_base,
@@ -347,7 +412,7 @@ cr_reduce_pitched (const In *data, unsigned int line_vecs,
       const unsigned int w = v + u * nthreads;
       const unsigned int line = w / line_vecs;
       r[u].raw = __ldg (reinterpret_cast<const uint4 *> (base + line * pitch
-          + (unsigned long long) (w - line * line_vecs) * 16));
+          + (unsigned long long) (w - line * line_vecs) * CR_LOAD_BYTES));
     }
 #pragma unroll
     for (int u = 0; u < CR_UNROLL; u++)
@@ -358,7 +423,7 @@ cr_reduce_pitched (const In *data, unsigned int line_vecs,
     const unsigned int line = v / line_vecs;
     CrVec r;
     r.raw = __ldg (reinterpret_cast<const uint4 *> (base + line * pitch
-        + (unsigned long long) (v - line * line_vecs) * 16));
+        + (unsigned long long) (v - line * line_vecs) * CR_LOAD_BYTES));
     acc[0] = cr_fold_vec (
         acc[0], r, index_base + (unsigned long long) v * CR_VEC, ctx);
   }

@@ -70,7 +70,7 @@ cr_reducer_gather (CrReducer *r, const CrRegion *region, const guint8 *ctx,
   const gsize bytes = region->row_bytes * region->n_rows;
   const gsize row = cr_type_size (r->program->in) * r->channels;
   const gsize ctx_size = r->program->ctx.size;
-  CrBatchParams *params = &r->gather.params;
+  CrBatch *params = &r->gather.params;
 
   g_return_val_if_fail (cr_reducer_can_gather (r, region), FALSE);
   if (bytes % row != 0) {
@@ -84,8 +84,9 @@ cr_reducer_gather (CrReducer *r, const CrRegion *region, const guint8 *ctx,
     return FALSE;
   if (params->n > 0 && memcmp (r->gather.ctx, ctx, ctx_size) != 0)
     return FALSE;
-  /* Copies start on 16 bytes, so that whole vectors load. */
-  const gsize offset = (r->gather.used + 15) / 16 * 16;
+  /* Copies start on a load's boundary, so that whole vectors load. */
+  const gsize offset =
+      (r->gather.used + CR_LOAD_BYTES - 1) / CR_LOAD_BYTES * CR_LOAD_BYTES;
   if (!region->device && bytes > 0 && offset + bytes > ARENA_INPUT_BYTES)
     return FALSE;
 
@@ -136,7 +137,7 @@ cr_reducer_gather (CrReducer *r, const CrRegion *region, const guint8 *ctx,
 CrJob *
 cr_reducer_seal_gathered (CrReducer *r)
 {
-  CrBatchParams *params = &r->gather.params;
+  CrBatch *params = &r->gather.params;
   g_return_val_if_fail (params->n > 0, NULL);
 
   CrJob *job = g_new0 (CrJob, 1);

@@ -5,22 +5,12 @@
  * reduction has exactly the layouts recorded here. */
 #pragma once
 
+/* CR_BLOCK_THREADS, CR_BATCH_MAX, CR_ACC_MAX_BYTES and the rest of what
+ * the kernels share with the host. */
+#include "cr-abi.h"
 #include "cr-monoid.h"
 
 G_BEGIN_DECLS
-
-/* Threads per block of every kernel: the generated source defines it for
- * the kernels, and the reducer launches with it. */
-#define CR_BLOCK_THREADS 256
-/* Reductions in one batch (kernels/reduce-batch.cu): each is a segment of
- * the batch kernel's parameter, 32 bytes, under the 4 KiB that every
- * driver accepts. */
-#define CR_BATCH_MAX 64
-
-/* The largest accumulator, in bytes: the batch kernel keeps
- * CR_BLOCK_THREADS + 8 of them in shared memory, and a block's static
- * shared memory is 48 KiB; at 192 bytes ptxas refuses the kernel. */
-#define CR_ACC_MAX_BYTES 184
 
 /* The kernels a program has besides the two every program has (one result
  * over contiguous data, cr_reduce; batches of small reductions,

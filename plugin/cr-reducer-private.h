@@ -11,9 +11,6 @@ G_BEGIN_DECLS
 #define STAGING_RING_BYTES (32u << 20)
 /* Result slots are allocated this many at a time. */
 #define SLOTS_PER_SLAB 16
-/* At least the kernel's CrAccWords: the accumulator rounded up to whole,
- * aligned words. */
-#define PARTIAL_SLOT(acc) ((acc)->size + 16)
 
 /* Where one job's result lands: pinned host memory the kernel writes. */
 typedef struct {
@@ -22,26 +19,10 @@ typedef struct {
   gsize bytes;
 } Slot;
 
-/* One segment of a batch, as kernels/reduce-batch.cu's CrSegment. */
-typedef struct {
-  guint64 data;
-  guint64 rows;
-  guint64 row_base;
-  guint32 flags;
-  guint32 result;
-} CrSegment;
-
-/* The batch kernel's parameter, as its CrBatch. */
-typedef struct {
-  guint32 n;
-  guint32 channels;
-  guint32 fold;
-  guint32 unused;
-  CrSegment segments[CR_BATCH_MAX];
-} CrBatchParams;
-
-#define CR_SEGMENT_CARRY 1u
-#define CR_SEGMENT_EMIT 2u
+/* The batch kernel's parameter and its segments, laid out as the kernel
+ * reads them (kernels/cr-abi.h, which checks the layout on both sides). */
+typedef struct CrSegment CrSegment;
+typedef struct CrBatch CrBatch;
 
 /* Pinned, mapped memory of one batch: small input copied in, then the
  * results. A launched batch's job holds it until freed. */
@@ -63,14 +44,14 @@ struct _CrReducer {
   /* One channel in lines with padding between them, read in place. */
   CUfunction pitched_function;
   CUfunction channels_function;
-  /* For 2, 4 and 8 channels whose rows pack into 16-byte loads. */
+  /* For 2, 4 and 8 channels whose rows pack into vector loads. */
   CUfunction vec_functions[3];
   guint grid_max_vec[3];
   guint grid_max;
   guint grid_max_channels;
   guint channels; /* results per reduction */
   gsize slot_bytes; /* one job's results: channels Out, in whole lines */
-  CUdeviceptr partials; /* PARTIAL_SLOT bytes each */
+  CUdeviceptr partials; /* CR_PARTIAL_SLOT_BYTES each */
   CUdeviceptr tickets; /* zeroed unsigned ints: one, or one per tile */
   CUdeviceptr state; /* channels Acc: carried between launches */
   CUdeviceptr result; /* channels Out, for results nobody reads */
@@ -82,7 +63,7 @@ struct _CrReducer {
   /* Reductions gathered for the next batch (cr-batch.c); used by one
    * thread at a time, like submission. */
   struct {
-    CrBatchParams params;
+    CrBatch params;
     CrArena *arena;
     gsize used; /* input bytes copied into the arena */
     guint n_results;
@@ -114,7 +95,7 @@ struct _CrJob {
   guint n_results;
   guint64 *counts;
   /* A sealed batch's kernel parameter and context, until launched. */
-  CrBatchParams *params;
+  CrBatch *params;
   guint8 *ctx;
 };
 

@@ -11,9 +11,9 @@ cr_reducer_chunk_bytes (void)
 {
   const gchar *env = g_getenv ("GST_CUDAREDUCE_CHUNK_BYTES");
   guint64 bytes = env ? g_ascii_strtoull (env, NULL, 10) : DEFAULT_CHUNK_BYTES;
-  /* Chunks start on a 16-byte boundary so that every chunk's vector loads
+  /* Chunks start on a load's boundary so that every chunk's vector loads
    * are aligned, and hold whole elements of every type. */
-  bytes = bytes / 16 * 16;
+  bytes = bytes / CR_LOAD_BYTES * CR_LOAD_BYTES;
   return bytes ? bytes : DEFAULT_CHUNK_BYTES;
 }
 
@@ -67,17 +67,12 @@ load_module (CrReducer *r, gchar **log, GError **error)
 }
 
 /* Channel tiles of the per-channel kernel: W channels per block, at most
- * a warp's worth, so that wide rows still give each channel several
- * threads (R = 256 / W rows per pass) to fold partials with. */
-#define MAX_TILE_WIDTH 32
-/* The grid's y dimension. */
-#define MAX_TILES 65535
-G_STATIC_ASSERT (CR_CHANNELS_MAX == (guint64)MAX_TILES * MAX_TILE_WIDTH);
-
+ * CR_TILE_WIDTH_MAX, with R = CR_BLOCK_THREADS / W rows per pass, and at
+ * most CR_TILES_MAX tiles (kernels/cr-abi.h). */
 static guint
 tile_width (guint channels)
 {
-  return MIN (channels, MAX_TILE_WIDTH);
+  return MIN (channels, CR_TILE_WIDTH_MAX);
 }
 
 /* Which vec_functions entry serves @channels of the program's input, or
@@ -117,12 +112,11 @@ channels_max_x (const CrReducer *r, guint tiles)
 
 /* The groups that @blocks of the per-channel kernel fold their partials
  * in, with tiles @width channels wide (cr_finish_channels in
- * kernels/reduce-channels.cu): 2 * CR_BLOCK_THREADS / width blocks each. */
+ * kernels/reduce-channels.cu), as the kernel counts them. */
 static guint64
 channels_groups (guint64 blocks, guint width)
 {
-  const guint64 group_blocks = 2 * (CR_BLOCK_THREADS / width);
-  return (blocks + group_blocks - 1) / group_blocks;
+  return CR_GROUPS (blocks, width);
 }
 
 /* Buffers whose size follows the channel count. */
@@ -139,7 +133,7 @@ allocate_for_channels (CrReducer *r, guint channels, GError **error)
   const guint64 groups = channels_groups (max_x, tile_width (channels));
   gsize slots = MAX ((gsize)r->grid_max,
       (gsize)(tiles * (max_x + groups) * tile_width (channels)));
-  const gsize ticket_bytes = MAX (16, tiles * (1 + groups) * 4);
+  const gsize ticket_bytes = MAX (16, tiles * (1 + groups) * CR_TICKET_BYTES);
   const gint vec = vec_kernel (r, channels);
   if (vec >= 0)
     slots = MAX (slots, (gsize)r->grid_max_vec[vec] * channels);
@@ -150,7 +144,8 @@ allocate_for_channels (CrReducer *r, guint channels, GError **error)
   free_device (r, &r->tickets);
   free_device (r, &r->state);
   free_device (r, &r->result);
-  CR_CHECK (cu->MemAlloc (&r->partials, slots * PARTIAL_SLOT (&p->acc)),
+  CR_CHECK (
+      cu->MemAlloc (&r->partials, slots * CR_PARTIAL_SLOT_BYTES (p->acc.size)),
       "Allocating partials");
   CR_CHECK (cu->MemAlloc (&r->tickets, ticket_bytes), "Allocating the tickets");
   CR_CHECK (cu->MemsetD8Async (r->tickets, 0, ticket_bytes, r->device->stream),
@@ -337,10 +332,11 @@ launch (CrReducer *r, CUdeviceptr data, guint64 rows, guint64 row_base,
   guint64 count = row_base + rows;
 
   if (r->channels == 1) {
-    /* At least one 16-byte load per thread: small inputs spread over as
-     * many multiprocessors as they can fill, large ones over a grid that
-     * keeps every multiprocessor full (grid_max, from occupancy). */
-    const guint64 per_block = (guint64)CR_BLOCK_THREADS * (16 / elem);
+    /* At least one load per thread: small inputs spread over as many
+     * multiprocessors as they can fill, large ones over a grid that keeps
+     * every multiprocessor full (grid_max, from occupancy). */
+    const guint64 per_block =
+        (guint64)CR_BLOCK_THREADS * (CR_LOAD_BYTES / elem);
     guint grid = (guint)MIN ((guint64)r->grid_max,
         MAX ((guint64)1, (rows + per_block - 1) / per_block));
     void *params[] = { &data, &rows, &row_base, &r->partials, &r->tickets,
@@ -352,13 +348,14 @@ launch (CrReducer *r, CUdeviceptr data, guint64 rows, guint64 row_base,
   }
 
   const gint vec = vec_kernel (r, r->channels);
-  if (vec >= 0 && (data & 15) == 0) {
-    /* A few channels packed in 16-byte loads: shaped as the single
-     * result, but with at least four loads a thread (the kernel's unroll,
-     * CR_UNROLL): each block's ending folds C channels, so fewer blocks
-     * cost less (2 channels at 4 MiB: 0.68-0.84 of the single result with
-     * one load a thread, 0.93-0.98 with four, on the H200). */
-    const guint64 per_block = (guint64)CR_BLOCK_THREADS * (16 / elem) * 4;
+  if (vec >= 0 && data % CR_LOAD_BYTES == 0) {
+    /* A few channels packed in vector loads: shaped as the single result,
+     * but with at least CR_UNROLL loads a thread (the kernel's unroll):
+     * each block's ending folds C channels, so fewer blocks cost less (2
+     * channels at 4 MiB: 0.68-0.84 of the single result with one load a
+     * thread, 0.93-0.98 with four, on the H200). */
+    const guint64 per_block =
+        (guint64)CR_BLOCK_THREADS * (CR_LOAD_BYTES / elem) * CR_UNROLL;
     const guint64 n = rows * r->channels;
     guint grid = (guint)MIN ((guint64)r->grid_max_vec[vec],
         MAX ((guint64)1, (n + per_block - 1) / per_block));
@@ -376,11 +373,12 @@ launch (CrReducer *r, CUdeviceptr data, guint64 rows, guint64 row_base,
   const guint tiles = tile_count (r->channels);
   const guint64 rows_per_pass = CR_BLOCK_THREADS / tile_width (r->channels);
   const guint64 max_x = channels_max_x (r, tiles);
-  /* Each thread eight rows where there are enough: the kernel issues eight
-   * loads before it waits (CR_CH_UNROLL), so fewer rows a thread would
+  /* Each thread CR_CH_UNROLL rows where there are enough: the kernel
+   * issues that many loads before it waits, so fewer rows a thread would
    * leave memory idle, and more blocks only lengthen the last block's
    * fold of their partials. */
-  const guint64 want_x = (rows + rows_per_pass * 8 - 1) / (rows_per_pass * 8);
+  const guint64 want_x = (rows + rows_per_pass * CR_CH_UNROLL - 1)
+      / (rows_per_pass * CR_CH_UNROLL);
   guint grid_x = (guint)MIN (max_x, MAX ((guint64)1, want_x));
   guint channels = r->channels, width = tile_width (r->channels);
   void *params[] = { &data, &rows, &channels, &width, &row_base, &r->partials,
@@ -479,15 +477,18 @@ reduce_mapped (CrReducer *r, CUdeviceptr data, gsize bytes, const guint8 *ctx,
 }
 
 /* Whether the pitched kernel reads @region where it lies: the program has
- * it, one channel in device memory, lines of whole 16-byte loads that
- * start on 16 bytes, and fewer than 2^31 loads (kernels/reduce.cu). */
+ * it, one channel in device memory, lines of whole vector loads that
+ * start on a load's boundary, and fewer than CR_PITCHED_LOADS_LIMIT loads
+ * (kernels/reduce.cu). */
 static gboolean
 reads_pitched (const CrReducer *r, const CrRegion *region)
 {
   return r->pitched_function != NULL && region->device != 0 && r->channels == 1
-      && (region->device & 15) == 0 && region->stride % 16 == 0
-      && region->row_bytes % 16 == 0
-      && region->row_bytes / 16 * region->n_rows < G_MAXINT32;
+      && region->device % CR_LOAD_BYTES == 0
+      && region->stride % CR_LOAD_BYTES == 0
+      && region->row_bytes % CR_LOAD_BYTES == 0
+      && region->row_bytes / CR_LOAD_BYTES * region->n_rows
+      < CR_PITCHED_LOADS_LIMIT;
 }
 
 /* Lines with padding between them, read in place in one launch. */
@@ -497,13 +498,13 @@ reduce_pitched (CrReducer *r, const CrRegion *region, const guint8 *ctx,
 {
   const gsize elem = cr_type_size (r->program->in);
   CUdeviceptr data = region->device;
-  guint line_vecs = (guint)(region->row_bytes / 16);
+  guint line_vecs = (guint)(region->row_bytes / CR_LOAD_BYTES);
   guint64 pitch = region->stride;
   guint n_vec = line_vecs * (guint)region->n_rows;
   guint64 index_base = start->rows_before;
   CUdeviceptr carry_ptr = start->carry ? r->state : 0;
   CUdeviceptr result = start->result;
-  guint64 count = index_base + (guint64)n_vec * (16 / elem);
+  guint64 count = index_base + (guint64)n_vec * (CR_LOAD_BYTES / elem);
   guint grid = (guint)MIN ((guint64)r->grid_max,
       MAX ((guint64)1, (n_vec + CR_BLOCK_THREADS - 1) / CR_BLOCK_THREADS));
   void *params[] = { &data, &line_vecs, &pitch, &n_vec, &index_base,

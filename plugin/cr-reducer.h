@@ -41,13 +41,12 @@ typedef struct {
   CUdeviceptr device;
 } CrRegion;
 
-/* The most channels a reduction has results for: the per-channel kernel
- * puts tiles of up to 32 channels on its grid's y dimension, which CUDA
- * bounds at 65535 (cr-reducer.c asserts that this is their product). Each
- * channel costs a result slot per block and per batched reduction on the
- * GPU and a value in every result on the host, so the element refuses
- * input of more channels before it allocates any of that. */
-#define CR_CHANNELS_MAX (65535u * 32u)
+/* CR_CHANNELS_MAX (kernels/cr-abi.h) is the most channels a reduction has
+ * results for: the per-channel kernel puts tiles of channels on its grid's
+ * y dimension. Each channel costs a result slot per block and per batched
+ * reduction on the GPU and a value in every result on the host, so the
+ * element refuses input of more channels before it allocates any of
+ * that. */
 
 /* Results per reduction: 1 (the default) reduces all elements to one
  * result; C > 1 reads the input as rows of C interleaved channels and gives

@@ -1,11 +1,14 @@
 /* cr-staging.c: a ring of pinned host memory and a parallel memcpy. */
 #include "cr-staging.h"
 
+#include "cr-abi.h"
+
 #include <string.h>
 
-/* Chunks start on this boundary, so the kernel's 16-byte loads stay
+/* Chunks start on this boundary, so the kernel's vector loads stay
  * aligned and chunks never share a cache line. */
 #define ALIGN 256
+G_STATIC_ASSERT (ALIGN % CR_LOAD_BYTES == 0);
 /* Below this a copy is not worth handing to other threads. */
 #define PARALLEL_MIN (1u << 20)
 #define PIECE_MIN (512u << 10)

@@ -508,6 +508,55 @@ GST_START_TEST (test_largest_accumulator_compiles)
 
 GST_END_TEST;
 
+/* What the host and the kernels share is checked where it crosses: a
+ * source whose side drifted from the host's does not compile, and says
+ * what drifted. Each edit stands for a change made on one side only: the
+ * generated structs against the offsets the host computed, the batch's
+ * segment against the literal layout the host packs, the kernels' load
+ * against the width the host sizes grids by. */
+GST_START_TEST (test_abi_drift_fails_to_compile)
+{
+  static const struct {
+    const gchar *from, *to, *says;
+  } drifts[] = {
+    /* A segment field moved. */
+    { "  cr_u32 flags; /* CR_SEGMENT_* */\n  cr_u32 result;\n",
+        "  cr_u32 result;\n  cr_u32 flags; /* CR_SEGMENT_* */\n",
+        "CrSegment offsets" },
+    /* Accumulator fields reordered: the same size, other offsets. */
+    { "  int32 min;\n  int32 max;\n", "  int32 max;\n  int32 min;\n",
+        "Acc.min offset" },
+    /* Loads of another width than the host sizes its grids by. */
+    { "#define CR_LOAD_BYTES 16\n", "#define CR_LOAD_BYTES 32\n",
+        "a load is a uint4" },
+  };
+  g_autoptr (GError) error = NULL;
+  g_autoptr (CrMonoid) monoid = cr_monoid_load ("minmax", &error);
+  fail_unless (monoid != NULL, "%s", error ? error->message : "");
+  g_autoptr (CrProgram) program = cr_program_new (monoid, CR_TYPE_INT32);
+
+  for (guint k = 0; k < G_N_ELEMENTS (drifts); k++) {
+    const gchar *at = strstr (program->source, drifts[k].from);
+    fail_unless (at != NULL, "no \"%s\" in the source", drifts[k].from);
+    g_autofree gchar *source =
+        g_strdup_printf ("%.*s%s%s", (int)(at - program->source),
+            program->source, drifts[k].to, at + strlen (drifts[k].from));
+    g_autofree gchar *log = NULL;
+    g_clear_error (&error);
+    g_autoptr (CrCompiled) c =
+        cr_compile (source, 90, CR_COMPILE_NO_CACHE, &log, &error);
+    fail_unless (c == NULL, "drift %u compiled", k);
+    fail_unless (g_error_matches (error, CR_ERROR, CR_ERROR_COMPILE));
+    fail_unless (log != NULL && strstr (log, drifts[k].says) != NULL,
+        "drift %u: no \"%s\" in %s", k, drifts[k].says, log);
+  }
+  /* Unedited, it compiles. */
+  g_autoptr (CrCompiled) c = compile_or_print (program, 90, &error);
+  fail_unless (c != NULL, "%s", error ? error->message : "");
+}
+
+GST_END_TEST;
+
 static Suite *
 compile_suite (void)
 {
@@ -524,6 +573,7 @@ compile_suite (void)
   tcase_add_test (tc, test_fused_compile);
   tcase_add_test (tc, test_largest_accumulator_compiles);
   tcase_add_test (tc, test_kernel_sets);
+  tcase_add_test (tc, test_abi_drift_fails_to_compile);
   return s;
 }
 

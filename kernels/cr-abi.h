@@ -1,0 +1,160 @@
+/* kernels/cr-abi.h: what the host and the kernels must agree on, defined
+ * once for both.
+ *
+ * The host includes this file as C (cr-program.h); the generator puts its
+ * text at the start of every generated source (cr-program.c), which NVRTC
+ * compiles as C++. So it is plain C that both read alike: it includes no
+ * header (the generated source has none), has fixed-width types of its
+ * own, and makes its checks with both compilers. A layout that crosses the
+ * boundary is asserted with literal sizes and offsets, so that a change on
+ * either side fails a build instead of corrupting a result.
+ * docs/internals.md lists what is shared and what checks it. */
+#ifndef CR_ABI_H
+#define CR_ABI_H
+
+/* Checks made by the host's C compiler and by NVRTC. NVRTC has no
+ * offsetof without a header; its front end folds __INTADDR__ of a member
+ * of a null object to a constant. */
+#if defined(__CUDACC_RTC__)
+#define CR_ABI_ASSERT(expr, what) static_assert (expr, what)
+#define CR_ABI_ALIGNOF(type) alignof (type)
+#define CR_ABI_OFFSETOF(type, member) __INTADDR__ (&((type *)0)->member)
+#elif defined(__cplusplus)
+#define CR_ABI_ASSERT(expr, what) static_assert (expr, what)
+#define CR_ABI_ALIGNOF(type) alignof (type)
+#define CR_ABI_OFFSETOF(type, member) __builtin_offsetof (type, member)
+#else
+#define CR_ABI_ASSERT(expr, what) _Static_assert (expr, what)
+#define CR_ABI_ALIGNOF(type) _Alignof (type)
+#define CR_ABI_OFFSETOF(type, member) __builtin_offsetof (type, member)
+#endif
+
+/* Fixed-width types without <stdint.h>, which NVRTC does not have. */
+typedef unsigned int cr_u32;
+typedef unsigned long long cr_u64;
+CR_ABI_ASSERT (sizeof (cr_u32) == 4 && CR_ABI_ALIGNOF (cr_u32) == 4, "cr_u32");
+CR_ABI_ASSERT (sizeof (cr_u64) == 8 && CR_ABI_ALIGNOF (cr_u64) == 8, "cr_u64");
+
+/* Threads per block of every kernel: the kernels' shared arrays and
+ * folds are sized by it, and the host launches with it. */
+#define CR_BLOCK_THREADS 256
+/* Threads of a warp: the kernels' shuffles and lane arithmetic assume 32;
+ * the host's tiles are at most a warp wide. */
+#define CR_WARP_THREADS 32
+CR_ABI_ASSERT (CR_BLOCK_THREADS % CR_WARP_THREADS == 0
+        && CR_BLOCK_THREADS / CR_WARP_THREADS <= CR_WARP_THREADS,
+    "a block is whole warps, whose totals one warp folds");
+
+/* Bytes of one vector load (a uint4). Data the kernels read with such
+ * loads starts on this boundary: the host checks it before the packed and
+ * pitched kernels, starts staged chunks and gathered copies on it, and
+ * sizes grids in loads of it. */
+#define CR_LOAD_BYTES 16
+
+/* Loads each thread of the single-result, packed and pitched kernels
+ * issues before it uses any (reduce.cu). The host gives each thread of
+ * a packed launch at least this many, so that none waits for memory more
+ * than once a pass. */
+#define CR_UNROLL 4
+/* Rows each thread of the per-channel kernel loads before it uses any
+ * (reduce-channels.cu); the host sizes that kernel's grid so that each
+ * thread has this many rows where there are enough. */
+#define CR_CH_UNROLL 8
+
+/* Channels per block of the per-channel kernel (a tile), at most: all of
+ * them up to a warp's worth, so that wide rows still give each channel
+ * several threads to fold partials with. The host passes the width; the
+ * kernel's shared memory holds CR_BLOCK_THREADS accumulators. */
+#define CR_TILE_WIDTH_MAX CR_WARP_THREADS
+CR_ABI_ASSERT (CR_TILE_WIDTH_MAX <= CR_BLOCK_THREADS, "a tile fits a block");
+/* Tiles of one launch at most: they are the grid's y dimension, which
+ * CUDA bounds at 65535. */
+#define CR_TILES_MAX 65535u
+/* The most channels a reduction has results for. */
+#define CR_CHANNELS_MAX (CR_TILES_MAX * CR_TILE_WIDTH_MAX)
+
+/* The per-channel kernel's grouped fold (cr_finish_channels): past a few
+ * pairs of partials a thread, the last block of each group of
+ * CR_GROUP_BLOCKS blocks (two per thread of a channel) folds its group's
+ * partials first. The kernel indexes the groups' partials and tickets by
+ * CR_GROUPS; the host allocates for CR_GROUPS of its largest grid. */
+#define CR_GROUP_BLOCKS(width) (2 * (CR_BLOCK_THREADS / (width)))
+#define CR_GROUPS(blocks, width) \
+  (((blocks) + CR_GROUP_BLOCKS (width) - 1) / CR_GROUP_BLOCKS (width))
+
+/* Bytes the host allocates per partial, for an accumulator of
+ * @acc_bytes: at least the kernels' CrAccWords (the accumulator rounded
+ * up to whole words), which reduce.cu asserts. */
+#define CR_PARTIAL_SLOT_BYTES(acc_bytes) ((acc_bytes) + 16)
+/* Bytes of one ticket, the unsigned int counter that elects the last
+ * block (reduce.cu asserts its type). */
+#define CR_TICKET_BYTES 4
+
+/* The largest accumulator, in bytes: the batch and per-channel kernels
+ * keep CR_BLOCK_THREADS + CR_BLOCK_THREADS / CR_WARP_THREADS of them in
+ * shared memory, and a block's static shared memory is 48 KiB; at 192
+ * bytes ptxas refuses the kernel. The host refuses larger ones before
+ * compiling; reduce.cu asserts it. */
+#define CR_ACC_MAX_BYTES 184
+CR_ABI_ASSERT ((CR_BLOCK_THREADS + CR_BLOCK_THREADS / CR_WARP_THREADS)
+            * ((CR_ACC_MAX_BYTES + 3) / 4 * 4)
+        <= 48 * 1024,
+    "the largest accumulators fit a block's shared memory");
+
+/* The pitched kernel counts its loads in 32 bits: fewer than this many
+ * (the host checks before it launches it). */
+#define CR_PITCHED_LOADS_LIMIT 0x7fffffffu
+
+/* Reductions in one batch (reduce-batch.cu), each a segment of the batch
+ * kernel's parameter. The host gathers no more, and allocates results and
+ * partials for this many. */
+#define CR_BATCH_MAX 64
+
+/* Flags of a segment. CARRY: the segment continues the state before it
+ * (the previous segment's, or for the first the state of the launches
+ * before). EMIT: the segment ends a result, written to
+ * results[result * channels ...]. */
+#define CR_SEGMENT_CARRY 1u
+#define CR_SEGMENT_EMIT 2u
+
+/* One reduction of a batch. */
+struct CrSegment {
+  cr_u64 data; /* device address of rows * channels elements, aligned to
+                  their size */
+  cr_u64 rows;
+  cr_u64 row_base; /* index of the first row in its result */
+  cr_u32 flags; /* CR_SEGMENT_* */
+  cr_u32 result;
+};
+
+/* The batch kernel's parameter, passed by value (constant memory). */
+struct CrBatch {
+  cr_u32 n; /* segments, one block each */
+  cr_u32 channels; /* at most CR_BLOCK_THREADS */
+  cr_u32 fold; /* some segment carries, or does not emit */
+  cr_u32 unused;
+  struct CrSegment segments[CR_BATCH_MAX];
+};
+
+CR_ABI_ASSERT (sizeof (struct CrSegment) == 32
+        && CR_ABI_ALIGNOF (struct CrSegment) == 8,
+    "CrSegment layout");
+CR_ABI_ASSERT (CR_ABI_OFFSETOF (struct CrSegment, data) == 0
+        && CR_ABI_OFFSETOF (struct CrSegment, rows) == 8
+        && CR_ABI_OFFSETOF (struct CrSegment, row_base) == 16
+        && CR_ABI_OFFSETOF (struct CrSegment, flags) == 24
+        && CR_ABI_OFFSETOF (struct CrSegment, result) == 28,
+    "CrSegment offsets");
+CR_ABI_ASSERT (CR_ABI_OFFSETOF (struct CrBatch, n) == 0
+        && CR_ABI_OFFSETOF (struct CrBatch, channels) == 4
+        && CR_ABI_OFFSETOF (struct CrBatch, fold) == 8
+        && CR_ABI_OFFSETOF (struct CrBatch, unused) == 12
+        && CR_ABI_OFFSETOF (struct CrBatch, segments) == 16,
+    "CrBatch offsets");
+CR_ABI_ASSERT (sizeof (struct CrBatch) == 16 + 32 * CR_BATCH_MAX
+        && CR_ABI_ALIGNOF (struct CrBatch) == 8,
+    "CrBatch layout");
+/* Under the 4 KiB of kernel parameters that every driver accepts. */
+CR_ABI_ASSERT (sizeof (struct CrBatch) <= 4096, "CrBatch fits a launch");
+
+#endif /* CR_ABI_H */
