@@ -1,7 +1,7 @@
 /* cr-batch.h: gathering small reductions and launching them together. */
 #pragma once
 
-#include "cr-reducer.h"
+#include "cr-job.h"
 
 G_BEGIN_DECLS
 

@@ -1,6 +1,7 @@
 /* cr-reducer-private.h: what cr-reducer.c and cr-batch.c (above it) share. */
 #pragma once
 
+#include "cr-geometry.h"
 #include "cr-reducer.h"
 #include "cr-staging.h"
 
@@ -46,9 +47,7 @@ struct _CrReducer {
   CUfunction channels_function;
   /* For 2, 4 and 8 channels whose rows pack into vector loads. */
   CUfunction vec_functions[3];
-  guint grid_max_vec[3];
-  guint grid_max;
-  guint grid_max_channels;
+  CrGridLimits limits; /* of the kernels above */
   guint channels; /* results per reduction */
   gsize slot_bytes; /* one job's results: channels Out, in whole lines */
   CUdeviceptr partials; /* CR_PARTIAL_SLOT_BYTES each */
@@ -101,6 +100,9 @@ struct _CrJob {
 
 /* Takes an event for @job from the reducer's pool. */
 gboolean cr_reducer_take_event (CrReducer *r, CrJob *job, GError **error);
+/* Gives @job's slot, arena and event back to the reducer's pools and
+ * frees it (the last reference went, cr-job.c). */
+void cr_reducer_recycle_job (CrReducer *r, CrJob *job);
 /* Forgets what is gathered for the next batch (cr_reducer_drop_gathered),
  * keeping its arena for the next. */
 void cr_reducer_forget_gathered (CrReducer *r);

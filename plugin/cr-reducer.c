@@ -66,33 +66,6 @@ load_module (CrReducer *r, gchar **log, GError **error)
   return TRUE;
 }
 
-/* Channel tiles of the per-channel kernel: W channels per block, at most
- * CR_TILE_WIDTH_MAX, with R = CR_BLOCK_THREADS / W rows per pass, and at
- * most CR_TILES_MAX tiles (kernels/cr-abi.h). */
-static guint
-tile_width (guint channels)
-{
-  return MIN (channels, CR_TILE_WIDTH_MAX);
-}
-
-/* Which vec_functions entry serves @channels of the program's input, or
- * -1. load_module found only those the program has for its input type
- * (cr_kernels_vec): 2, 4 or 8 channels whose rows divide a 16-byte load. */
-static gint
-vec_kernel (const CrReducer *r, guint channels)
-{
-  for (guint k = 0; k < G_N_ELEMENTS (r->vec_functions); k++)
-    if (channels == 2u << k)
-      return r->vec_functions[k] ? (gint)k : -1;
-  return -1;
-}
-
-static guint
-tile_count (guint channels)
-{
-  return (channels + tile_width (channels) - 1) / tile_width (channels);
-}
-
 static void
 free_device (CrReducer *r, CUdeviceptr *ptr)
 {
@@ -101,44 +74,14 @@ free_device (CrReducer *r, CUdeviceptr *ptr)
   *ptr = 0;
 }
 
-/* The most blocks of the per-channel kernel on the grid's x dimension,
- * where each of @tiles takes a row of them: grid_max_channels over all
- * tiles, or one per tile. */
-static guint64
-channels_max_x (const CrReducer *r, guint tiles)
-{
-  return MAX (1, r->grid_max_channels / tiles);
-}
-
-/* The groups that @blocks of the per-channel kernel fold their partials
- * in, with tiles @width channels wide (cr_finish_channels in
- * kernels/reduce-channels.cu), as the kernel counts them. */
-static guint64
-channels_groups (guint64 blocks, guint width)
-{
-  return CR_GROUPS (blocks, width);
-}
-
 /* Buffers whose size follows the channel count. */
 static gboolean
 allocate_for_channels (CrReducer *r, guint channels, GError **error)
 {
   const CrDriver *cu = r->device->cu;
   const CrProgram *p = r->program;
-  const guint tiles = tile_count (channels);
-  /* The single-result kernel needs grid_max slots; the per-channel one a
-   * slot per channel of each block and of each group of blocks, and a
-   * ticket per tile and per group (cr_finish_channels). */
-  const guint64 max_x = channels_max_x (r, tiles);
-  const guint64 groups = channels_groups (max_x, tile_width (channels));
-  gsize slots = MAX ((gsize)r->grid_max,
-      (gsize)(tiles * (max_x + groups) * tile_width (channels)));
-  const gsize ticket_bytes = MAX (16, tiles * (1 + groups) * CR_TICKET_BYTES);
-  const gint vec = vec_kernel (r, channels);
-  if (vec >= 0)
-    slots = MAX (slots, (gsize)r->grid_max_vec[vec] * channels);
-  /* A batch: a slot per channel of each segment. */
-  slots = MAX (slots, (gsize)CR_BATCH_MAX * channels);
+  const CrGridBuffers need = cr_geometry_buffers (&r->limits, channels);
+  const gsize slots = need.partial_slots, ticket_bytes = need.ticket_bytes;
 
   free_device (r, &r->partials);
   free_device (r, &r->tickets);
@@ -177,12 +120,12 @@ reducer_setup (CrReducer *r, gchar **log, GError **error)
   CR_CHECK (cu->OccupancyMaxActiveBlocksPerMultiprocessor (
                 &per_sm, r->function, CR_BLOCK_THREADS, 0),
       "Querying the kernel's occupancy");
-  r->grid_max = MAX (1, per_sm) * r->device->sm_count;
+  r->limits.single = MAX (1, per_sm) * r->device->sm_count;
   if (r->channels_function) {
     CR_CHECK (cu->OccupancyMaxActiveBlocksPerMultiprocessor (
                   &per_sm, r->channels_function, CR_BLOCK_THREADS, 0),
         "Querying the per-channel kernel's occupancy");
-    r->grid_max_channels = MAX (1, per_sm) * r->device->sm_count;
+    r->limits.channels = MAX (1, per_sm) * r->device->sm_count;
   }
   for (guint k = 0; k < G_N_ELEMENTS (r->vec_functions); k++) {
     if (r->vec_functions[k] == NULL)
@@ -190,7 +133,7 @@ reducer_setup (CrReducer *r, gchar **log, GError **error)
     CR_CHECK (cu->OccupancyMaxActiveBlocksPerMultiprocessor (
                   &per_sm, r->vec_functions[k], CR_BLOCK_THREADS, 0),
         "Querying the per-channel kernel's occupancy");
-    r->grid_max_vec[k] = MAX (1, per_sm) * r->device->sm_count;
+    r->limits.vec[k] = MAX (1, per_sm) * r->device->sm_count;
   }
   return allocate_for_channels (r, 1, error);
 }
@@ -305,7 +248,7 @@ cr_reducer_describe (const CrReducer *r)
       &local, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, r->function);
   return g_strdup_printf ("%d registers, %d bytes of local memory, grid of "
                           "up to %u blocks of %d threads",
-      regs, local, r->grid_max, CR_BLOCK_THREADS);
+      regs, local, r->limits.single, CR_BLOCK_THREADS);
 }
 
 const CrProgram *
@@ -331,61 +274,36 @@ launch (CrReducer *r, CUdeviceptr data, guint64 rows, guint64 row_base,
   CUdeviceptr carry_ptr = carry ? r->state : 0;
   guint64 count = row_base + rows;
 
-  if (r->channels == 1) {
-    /* At least one load per thread: small inputs spread over as many
-     * multiprocessors as they can fill, large ones over a grid that keeps
-     * every multiprocessor full (grid_max, from occupancy). */
-    const guint64 per_block =
-        (guint64)CR_BLOCK_THREADS * (CR_LOAD_BYTES / elem);
-    guint grid = (guint)MIN ((guint64)r->grid_max,
-        MAX ((guint64)1, (rows + per_block - 1) / per_block));
-    void *params[] = { &data, &rows, &row_base, &r->partials, &r->tickets,
-      &carry_ptr, &r->state, &result, &count, (void *)ctx };
-    CR_CHECK (r->device->cu->LaunchKernel (r->function, grid, 1, 1,
-                  CR_BLOCK_THREADS, 1, 1, 0, r->device->stream, params, NULL),
-        "Launching the reduction");
-    return TRUE;
-  }
+  void *params[] = { &data, &rows, &row_base, &r->partials, &r->tickets,
+    &carry_ptr, &r->state, &result, &count, (void *)ctx };
+  CUfunction function = r->function;
+  CrGrid grid;
+  const gint vec = cr_geometry_vec_kernel (&r->limits, r->channels);
 
-  const gint vec = vec_kernel (r, r->channels);
-  if (vec >= 0 && data % CR_LOAD_BYTES == 0) {
-    /* A few channels packed in vector loads: shaped as the single result,
-     * but with at least CR_UNROLL loads a thread (the kernel's unroll):
-     * each block's ending folds C channels, so fewer blocks cost less (2
-     * channels at 4 MiB: 0.68-0.84 of the single result with one load a
-     * thread, 0.93-0.98 with four, on the H200). */
-    const guint64 per_block =
-        (guint64)CR_BLOCK_THREADS * (CR_LOAD_BYTES / elem) * CR_UNROLL;
-    const guint64 n = rows * r->channels;
-    guint grid = (guint)MIN ((guint64)r->grid_max_vec[vec],
-        MAX ((guint64)1, (n + per_block - 1) / per_block));
-    void *params[] = { &data, &rows, &row_base, &r->partials, &r->tickets,
-      &carry_ptr, &r->state, &result, &count, (void *)ctx };
-    CR_CHECK (r->device->cu->LaunchKernel (r->vec_functions[vec], grid, 1, 1,
-                  CR_BLOCK_THREADS, 1, 1, 0, r->device->stream, params, NULL),
+  if (r->channels == 1) {
+    grid = cr_geometry_single (&r->limits, elem, rows);
+  } else if (vec >= 0 && data % CR_LOAD_BYTES == 0) {
+    /* A few channels packed in each load: as one result, with one
+     * accumulator a channel. */
+    function = r->vec_functions[vec];
+    grid = cr_geometry_packed (&r->limits, vec, elem, rows, r->channels);
+  } else {
+    /* Per channel: tiles of W channels on the grid's y dimension. */
+    guint channels = r->channels;
+    guint width = cr_geometry_tile_width (channels);
+    void *channel_params[] = { &data, &rows, &channels, &width, &row_base,
+      &r->partials, &r->tickets, &carry_ptr, &r->state, &result, &count,
+      (void *)ctx };
+    grid = cr_geometry_channels (&r->limits, rows, channels);
+    CR_CHECK (
+        r->device->cu->LaunchKernel (r->channels_function, grid.x, grid.y, 1,
+            CR_BLOCK_THREADS, 1, 1, 0, r->device->stream, channel_params, NULL),
         "Launching the per-channel reduction");
     return TRUE;
   }
-
-  /* Per channel: tiles of W channels on the grid's y dimension, and on x
-   * enough blocks for a few passes of R rows each, within what keeps every
-   * multiprocessor full. */
-  const guint tiles = tile_count (r->channels);
-  const guint64 rows_per_pass = CR_BLOCK_THREADS / tile_width (r->channels);
-  const guint64 max_x = channels_max_x (r, tiles);
-  /* Each thread CR_CH_UNROLL rows where there are enough: the kernel
-   * issues that many loads before it waits, so fewer rows a thread would
-   * leave memory idle, and more blocks only lengthen the last block's
-   * fold of their partials. */
-  const guint64 want_x = (rows + rows_per_pass * CR_CH_UNROLL - 1)
-      / (rows_per_pass * CR_CH_UNROLL);
-  guint grid_x = (guint)MIN (max_x, MAX ((guint64)1, want_x));
-  guint channels = r->channels, width = tile_width (r->channels);
-  void *params[] = { &data, &rows, &channels, &width, &row_base, &r->partials,
-    &r->tickets, &carry_ptr, &r->state, &result, &count, (void *)ctx };
-  CR_CHECK (r->device->cu->LaunchKernel (r->channels_function, grid_x, tiles, 1,
+  CR_CHECK (r->device->cu->LaunchKernel (function, grid.x, grid.y, 1,
                 CR_BLOCK_THREADS, 1, 1, 0, r->device->stream, params, NULL),
-      "Launching the per-channel reduction");
+      "Launching the reduction");
   return TRUE;
 }
 
@@ -505,12 +423,11 @@ reduce_pitched (CrReducer *r, const CrRegion *region, const guint8 *ctx,
   CUdeviceptr carry_ptr = start->carry ? r->state : 0;
   CUdeviceptr result = start->result;
   guint64 count = index_base + (guint64)n_vec * (CR_LOAD_BYTES / elem);
-  guint grid = (guint)MIN ((guint64)r->grid_max,
-      MAX ((guint64)1, (n_vec + CR_BLOCK_THREADS - 1) / CR_BLOCK_THREADS));
+  const CrGrid grid = cr_geometry_pitched (&r->limits, n_vec);
   void *params[] = { &data, &line_vecs, &pitch, &n_vec, &index_base,
     &r->partials, &r->tickets, &carry_ptr, &r->state, &result, &count,
     (void *)ctx };
-  CR_CHECK (r->device->cu->LaunchKernel (r->pitched_function, grid, 1, 1,
+  CR_CHECK (r->device->cu->LaunchKernel (r->pitched_function, grid.x, 1, 1,
                 CR_BLOCK_THREADS, 1, 1, 0, r->device->stream, params, NULL),
       "Launching the reduction");
   return TRUE;
@@ -688,7 +605,7 @@ cr_reducer_submit (CrReducer *r, const CrRegion *region, const guint8 *ctx,
       && submit (r, region, ctx, options, job, error);
   cr_device_pop (r->device);
   if (!ok) {
-    cr_job_unref (job);
+    cr_reducer_recycle_job (r, job);
     return NULL;
   }
   return job;
@@ -730,85 +647,9 @@ cr_reducer_channels (const CrReducer *r)
   return r->channels;
 }
 
-gboolean
-cr_job_wait (CrJob *job, GError **error)
-{
-  CrDevice *d = job->reducer->device;
-
-  /* The buffers of a batch share its job: one wait serves them all. */
-  if (g_atomic_int_get (&job->finished))
-    return TRUE;
-  if (!cr_device_push (d, error))
-    return FALSE;
-  CUresult res = d->cu->EventSynchronize (job->done);
-  cr_device_pop (d);
-  if (res != CUDA_SUCCESS)
-    return cr_cuda_fail (error, res,
-        "The reduction on the GPU (after a fault in the monoid's code, CUDA "
-        "stays unusable in this process until it restarts)");
-  g_atomic_int_set (&job->finished, 1);
-  return TRUE;
-}
-
-gboolean
-cr_job_is_finished (CrJob *job)
-{
-  CrDevice *d = job->reducer->device;
-
-  if (g_atomic_int_get (&job->finished))
-    return TRUE;
-  if (d->cu->CtxPushCurrent (d->context) != CUDA_SUCCESS)
-    return FALSE;
-  /* NOT_READY while it runs; an error is for cr_job_wait to report. */
-  CUresult res = d->cu->EventQuery (job->done);
-  d->cu->CtxPopCurrent (NULL);
-  return res != CUDA_ERROR_NOT_READY;
-}
-
-guint
-cr_job_n_results (const CrJob *job)
-{
-  return job->n_results;
-}
-
 void
-cr_job_read (const CrJob *job, guint k, guint8 *out, guint64 *count)
+cr_reducer_recycle_job (CrReducer *r, CrJob *job)
 {
-  const gsize size = job->reducer->program->out.size * job->channels;
-
-  g_return_if_fail (k < job->n_results);
-  if (job->slot) {
-    memcpy (out, job->slot->host, size);
-  } else {
-    const CrArena *a = job->arena;
-    memcpy (out, a->host + a->input_bytes + k * a->result_bytes, size);
-  }
-  if (count)
-    *count = job->counts ? job->counts[k] : job->count;
-}
-
-gboolean
-cr_job_finish (CrJob *job, guint8 *out, guint64 *count, GError **error)
-{
-  if (!cr_job_wait (job, error))
-    return FALSE;
-  cr_job_read (job, 0, out, count);
-  return TRUE;
-}
-
-CrJob *
-cr_job_ref (CrJob *job)
-{
-  g_atomic_int_inc (&job->refcount);
-  return job;
-}
-
-void
-cr_job_unref (CrJob *job)
-{
-  if (job == NULL || !g_atomic_int_dec_and_test (&job->refcount))
-    return;
-  CrReducer *r = job->reducer;
   g_mutex_lock (&r->lock);
   /* A slot or arena of a size from before a change of channels is not
    * reused. */
@@ -827,18 +668,6 @@ cr_job_unref (CrJob *job)
   g_free (job->params);
   g_free (job->ctx);
   g_free (job);
-}
-
-gboolean
-cr_reducer_reduce_host (CrReducer *r, const CrRegion *region, const guint8 *ctx,
-    guint8 *out, guint64 *count, GError **error)
-{
-  CrJob *job = cr_reducer_submit (r, region, ctx, NULL, error);
-  if (job == NULL)
-    return FALSE;
-  gboolean ok = cr_job_finish (job, out, count, error);
-  cr_job_unref (job);
-  return ok;
 }
 
 static gboolean

@@ -72,35 +72,11 @@ typedef struct {
 } CrSubmitOptions;
 
 /* Queues the reduction of @region with context @ctx and returns without
- * waiting for the GPU. The host data must stay valid and unchanged until
+ * waiting for the GPU (cr-job.h waits for it and reads the result). The host data must stay valid and unchanged until
  * the job is finished. Pageable data is copied before this returns.
  * @options NULL: one reduction of the region alone. */
 CrJob *cr_reducer_submit (CrReducer *reducer, const CrRegion *region,
     const guint8 *ctx, const CrSubmitOptions *options, GError **error);
-/* Waits for the job and writes its (first) result (program->out.size
- * bytes per channel) to @out and its count of elements (all channels, rows
- * before included) to @count. */
-gboolean cr_job_finish (
-    CrJob *job, guint8 *out, guint64 *count, GError **error);
-/* Waits for the job; may be called again (it returns at once). */
-gboolean cr_job_wait (CrJob *job, GError **error);
-/* Whether waiting for the job would return at once. */
-gboolean cr_job_is_finished (CrJob *job);
-/* Results: 1 for a job from cr_reducer_submit(); a batch's in the order
- * of the reductions gathered that keep theirs. */
-guint cr_job_n_results (const CrJob *job);
-/* Result @k of a job waited for, as cr_job_finish() writes it. */
-void cr_job_read (const CrJob *job, guint k, guint8 *out, guint64 *count);
-/* Jobs are shared by the buffers of a batch. The last reference goes
- * before the reducer is freed, and only after waiting (or when the stream
- * is known to be idle). */
-CrJob *cr_job_ref (CrJob *job);
-void cr_job_unref (CrJob *job);
-G_DEFINE_AUTOPTR_CLEANUP_FUNC (CrJob, cr_job_unref)
-
-/* Submits and finishes one job: blocks until the result is on the host. */
-gboolean cr_reducer_reduce_host (CrReducer *reducer, const CrRegion *region,
-    const guint8 *ctx, guint8 *out, guint64 *count, GError **error);
 
 /* The same for @n elements (all channels) already in device memory
  * (aligned to their size);

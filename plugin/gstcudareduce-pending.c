@@ -2,6 +2,7 @@
  * as element messages and as tensors. */
 #include "gstcudareduce-pending.h"
 
+#include "cr-job.h"
 #include "gstcudareduce-cuda.h"
 #include "gstcudareduce-error.h"
 #include "gstcudareduce-memory.h"
