@@ -742,8 +742,9 @@ GST_START_TEST (test_refused_caps_say_why)
   };
 
   for (guint k = 0; k < G_N_ELEMENTS (cases); k++) {
-    GstHarness *h = cr_test_harness (gst_caps_from_string (cases[k].caps),
-        "monoid", "sum", "per-channel", cases[k].per_channel, NULL);
+    GstHarness *h =
+        cr_test_harness (gst_caps_from_string (cases[k].caps), "monoid", "sum",
+            "per-channel", cases[k].per_channel ? "true" : "false", NULL);
     fail_unless (gst_harness_push (h, random_buffer (CR_TYPE_FLOAT32, 64))
         != GST_FLOW_OK);
     assert_error_message (cr_test_pop_error (h), GST_STREAM_ERROR,
