@@ -142,7 +142,9 @@ cr_fuzz_check_program (const CrProgram *program)
     cr_fuzz_fail (
         "the first line of the source is not one closed comment:\n%.*s",
         (int)(eol ? eol - source : 200), source);
-  if (!g_str_has_prefix (eol + 1, "typedef "))
+  /* Then the header the kernels share with the host, from the plugin's
+   * resources. */
+  if (!g_str_has_prefix (eol + 1, "/* kernels/cr-abi.h: "))
     cr_fuzz_fail ("the first comment is followed by \"%.40s\"", eol + 1);
 
   check_layout (&program->acc, program->monoid->accumulator, "Acc");
