@@ -25,10 +25,19 @@ CODE_SPAN = re.compile(r"`[^`\n]*`")
 SKIP_DIRS = {".git", "subprojects", "node_modules"}
 
 
+def is_build_dir(path):
+    """A Meson build directory, whatever its name (debhelper's is
+    obj-TRIPLET): it holds the installed copies of the documents
+    (tools/doc-install.py), whose links are made for the install tree."""
+    return (path / "meson-private").is_dir()
+
+
 def markdown_files(root):
     for path in sorted(root.rglob("*.md")):
         parts = path.relative_to(root).parts
         if any(p in SKIP_DIRS or p.startswith("build") for p in parts[:-1]):
+            continue
+        if any(is_build_dir(root.joinpath(*parts[:i])) for i in range(1, len(parts))):
             continue
         yield path
 
