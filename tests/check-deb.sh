@@ -32,6 +32,17 @@ purge() {
   DEBIAN_FRONTEND=noninteractive $sudo apt-get purge -y -qq "${installed[@]}"
 }
 
+step "versions"
+# debian/changelog follows meson.build's project version (a native package:
+# no Debian revision).
+meson_version=$(sed -n "s/^  version : '\([^']*\)',\$/\1/p" meson.build)
+deb_version=$(dpkg-parsechangelog -l debian/changelog -S Version 2>/dev/null || sed -n '1s/.*(\(.*\)).*/\1/p' debian/changelog)
+if [ -z "$meson_version" ] || [ "$meson_version" != "$deb_version" ]; then
+  echo "check-deb: debian/changelog is at '$deb_version', meson.build at '$meson_version'; add a changelog entry (dch -v $meson_version)" >&2
+  exit 1
+fi
+echo "$deb_version"
+
 step "build (./run deb)"
 DEB_BUILD_DIR=$dir ./run deb
 
