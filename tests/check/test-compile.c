@@ -91,6 +91,19 @@ build_one (gpointer data, gpointer user_data)
   note_progress ();
 }
 
+/* Whether the sweep builds monoid @m on type @t: all of them with
+ * CUDAREDUCE_COMPILE_ALL=1 (CI), otherwise every monoid on float32 and
+ * every type with one monoid, taken in turn: each template and type path is
+ * built, in a fifth of the time. */
+static gboolean
+in_sweep (guint m, guint n_names, gint t)
+{
+  static gint all = -1;
+  if (all < 0)
+    all = g_strcmp0 (g_getenv ("CUDAREDUCE_COMPILE_ALL"), "1") == 0;
+  return all || t == CR_TYPE_FLOAT32 || (guint)t % n_names == m;
+}
+
 GST_START_TEST (test_builtins_compile)
 {
   g_auto (GStrv) names = cr_monoid_builtin_names ();
@@ -99,6 +112,7 @@ GST_START_TEST (test_builtins_compile)
   const guint per_type = G_N_ELEMENTS (archs) + 1;
   const guint n_builds = n_names * CR_N_TYPES * per_type;
   g_autofree Build *builds = g_new0 (Build, n_builds);
+  guint n_swept = 0;
 
   fail_unless (n_names >= 9);
   for (guint m = 0; m < n_names; m++) {
@@ -107,7 +121,10 @@ GST_START_TEST (test_builtins_compile)
     fail_unless (
         monoid != NULL, "%s: %s", names[m], error ? error->message : "");
     for (gint t = 0; t < CR_N_TYPES; t++) {
+      if (!in_sweep (m, n_names, t))
+        continue;
       Build *b = &builds[(m * CR_N_TYPES + t) * per_type];
+      n_swept += per_type;
       /* The newest with the pitched kernel (video), the older without
        * (audio and tensors), so that both sets are built. */
       for (guint a = 0; a < G_N_ELEMENTS (archs); a++) {
@@ -120,16 +137,19 @@ GST_START_TEST (test_builtins_compile)
     }
   }
 
-  builds_total = n_builds;
+  builds_total = n_swept;
   g_atomic_int_set (&builds_done, 0);
   GThreadPool *pool = g_thread_pool_new (
       build_one, NULL, MAX (1, (gint)g_get_num_processors ()), TRUE, NULL);
   for (guint k = 0; k < n_builds; k++)
-    g_thread_pool_push (pool, &builds[k], NULL);
+    if (builds[k].program)
+      g_thread_pool_push (pool, &builds[k], NULL);
   g_thread_pool_free (pool, FALSE, TRUE);
 
   for (guint k = 0; k < n_builds; k++) {
     Build *b = &builds[k];
+    if (b->program == NULL)
+      continue;
     const gchar *name = names[k / per_type / CR_N_TYPES];
     const gchar *type = cr_type_name (b->program->in);
     if (!b->ok) {
@@ -153,8 +173,10 @@ GST_START_TEST (test_builtins_compile)
     g_free (builds[k].log);
     g_free (builds[k].message);
   }
-  g_print ("%u builds of %u built-in monoids on %u threads\n", n_builds,
-      n_names, MAX (1, g_get_num_processors ()));
+  g_print ("%u builds of %u built-in monoids on %u threads%s\n", n_swept,
+      n_names, MAX (1, g_get_num_processors ()),
+      n_swept < n_builds ? " (CUDAREDUCE_COMPILE_ALL=1 builds every type)"
+                         : "");
 }
 
 GST_END_TEST;
