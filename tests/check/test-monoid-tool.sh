@@ -79,5 +79,12 @@ expect 1 'error: class "Acc" has no member "count"' --type int16 --single \
 expect 1 "The monoid does not compile" --type int16 --single \
   --accumulator s:wide --load 'Acc r; r.s = x; r.count++; return r;' \
   --combine 'Acc r; r.s = a.s + b.s; return r;' --identity 'Acc r; r.s = 0; return r;' broken
+# A context too large for a kernel's parameters: refused before NVRTC,
+# with its size and the limit.
+ctx_fields=$(for k in $(seq 0 250); do printf 'c%d:float64;' "$k"; done)
+expect 1 "takes 2008 bytes on float32 input (251 fields), and a context holds at most 2000 bytes" \
+  --type float32 --single --accumulator s:wide --load 'Acc r; r.s = x + ctx.c0; return r;' \
+  --combine 'Acc r; r.s = a.s + b.s; return r;' --identity 'Acc r; r.s = 0; return r;' \
+  --context-fields "$ctx_fields" big
 [ "$failed" = 0 ] && echo "cudareduce-monoid: ok"
 exit $failed
