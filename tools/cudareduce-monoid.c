@@ -20,11 +20,12 @@
 #include "cr-program.h"
 #include "cr-reducer.h"
 
+#include <locale.h>
 #include <stdlib.h>
 #include <string.h>
 
 static gchar *type_option;
-static gint arch_option;
+static gint arch_option = G_MININT; /* G_MININT: not given */
 static gboolean single_option;
 static gboolean source_option;
 static gboolean list_option;
@@ -137,6 +138,19 @@ list_builtins (void)
   return 0;
 }
 
+/* The oldest of @facts' targets, or 0 where NVRTC cannot say. */
+static gint
+oldest_arch (const CrNvrtcFacts *facts)
+{
+  gint oldest = 0;
+  for (guint k = 0; k < facts->archs->len; k++) {
+    const gint a = g_array_index (facts->archs, gint, k);
+    if (oldest == 0 || a < oldest)
+      oldest = a;
+  }
+  return oldest;
+}
+
 /* The GPU's architecture, or the oldest target of NVRTC without a GPU;
  * 0, with @error set, without NVRTC. */
 static gint
@@ -152,14 +166,35 @@ default_arch (const gchar **where, GError **error)
   if (rtc == NULL)
     return 0;
   g_autoptr (CrNvrtcFacts) facts = cr_nvrtc_facts_of (rtc);
-  gint oldest = 0;
-  for (guint k = 0; k < facts->archs->len; k++) {
-    const gint a = g_array_index (facts->archs, gint, k);
-    if (oldest == 0 || a < oldest)
-      oldest = a;
-  }
+  const gint oldest = oldest_arch (facts);
   *where = "no GPU: the oldest NVRTC targets";
   return oldest ? oldest : 75;
+}
+
+/* Whether NVRTC compiles for @arch; without NVRTC, or with one too old to
+ * list its targets, the compile says. */
+static gboolean
+check_arch (gint arch)
+{
+  g_autoptr (GError) no_nvrtc = NULL;
+  const CrNvrtc *rtc = cr_cuda_nvrtc (&no_nvrtc);
+  if (rtc == NULL)
+    return TRUE;
+  g_autoptr (CrNvrtcFacts) facts = cr_nvrtc_facts_of (rtc);
+  g_autoptr (GString) archs = g_string_new (NULL);
+  for (guint k = 0; k < facts->archs->len; k++) {
+    const gint a = g_array_index (facts->archs, gint, k);
+    if (a == arch)
+      return TRUE;
+    g_string_append_printf (archs, "%s%d", k ? ", " : "", a);
+  }
+  if (facts->archs->len == 0)
+    return TRUE;
+  g_printerr ("cudareduce-monoid: --arch %d is not a target of NVRTC %s, "
+              "which compiles for %s (compute capability as major * 10 + "
+              "minor)\n",
+      arch, facts->version, archs->str);
+  return FALSE;
 }
 
 /* @name as the monoid property takes it, or with --load the inline
@@ -180,6 +215,43 @@ load_monoid (const gchar *name, GError **error)
     .finalize = inline_text[6],
   };
   return cr_monoid_new (&text, CR_MONOID_INLINE_ORIGIN, error);
+}
+
+/* NVRTC's warnings of code whose results are undefined, taken as errors:
+ * the kernels would reduce garbage. */
+static const struct {
+  const gchar *code, *why;
+} undefined_warnings[] = {
+  { "#940-D", "a body can end without returning its struct" },
+  { "#549-D", "a variable is read before it is set" },
+};
+
+/* @log without NVRTC's remark on -diag-suppress, an option of NVRTC's that
+ * the element does not let a monoid pass. */
+static gchar *
+without_remark (const gchar *log)
+{
+  g_auto (GStrv) lines = g_strsplit (log, "\n", -1);
+  GString *out = g_string_new (NULL);
+  for (guint k = 0; lines[k]; k++) {
+    if (g_str_has_prefix (lines[k], "Remark: The warnings can be suppressed")) {
+      if (lines[k + 1] && lines[k + 1][0] == '\0')
+        k++;
+      continue;
+    }
+    g_string_append_printf (out, "%s%s", out->len ? "\n" : "", lines[k]);
+  }
+  return g_string_free (out, FALSE);
+}
+
+/* The first of undefined_warnings in @log, or -1. */
+static gint
+undefined_warning (const gchar *log)
+{
+  for (guint k = 0; log && k < G_N_ELEMENTS (undefined_warnings); k++)
+    if (strstr (log, undefined_warnings[k].code))
+      return k;
+  return -1;
 }
 
 /* Builds @monoid for @type as the element would; prints the outcome. */
@@ -207,9 +279,24 @@ check_type (CrMonoid *monoid, CrType type, gint arch)
     g_autofree gchar *message = shown (error->message, TRUE);
     g_print ("%s on %s: %s\n", name, cr_type_name (type), message);
     if (log) {
-      g_autofree gchar *shown_log = shown (log, TRUE);
+      g_autofree gchar *kept = without_remark (log);
+      g_autofree gchar *shown_log = shown (kept, TRUE);
       g_print ("NVRTC log:\n%s\n", shown_log);
     }
+    return FALSE;
+  }
+  g_autofree gchar *warnings =
+      compiled->log && strstr (compiled->log, "warning")
+      ? without_remark (compiled->log)
+      : NULL;
+  g_autofree gchar *shown_warnings = warnings ? shown (warnings, TRUE) : NULL;
+  const gint undefined = undefined_warning (warnings);
+  if (undefined >= 0) {
+    g_print ("%s on %s: NVRTC's warning %s, taken as an error: %s, so the "
+             "results would be undefined (--source numbers the lines "
+             "cited)\nNVRTC log:\n%s\n",
+        name, cr_type_name (type), undefined_warnings[undefined].code,
+        undefined_warnings[undefined].why, shown_warnings);
     return FALSE;
   }
   CrLayout out;
@@ -218,17 +305,19 @@ check_type (CrMonoid *monoid, CrType type, gint arch)
   cr_layout_clear (&out);
   g_print ("%s on %s: ok (%s, %.0f ms): %s\n", name, cr_type_name (type),
       compiled->target, compiled->seconds * 1e3, fields);
-  /* Warnings do not stop the element, which logs them at DEBUG level. */
-  if (compiled->log && strstr (compiled->log, "warning")) {
-    g_autofree gchar *warnings = shown (compiled->log, TRUE);
-    g_print ("NVRTC warnings:\n%s\n", warnings);
-  }
+  /* Other warnings do not stop the element, which logs them at DEBUG
+   * level. */
+  if (shown_warnings)
+    g_print ("NVRTC warnings:\n%s\n", shown_warnings);
   return TRUE;
 }
 
 int
 main (int argc, char **argv)
 {
+  /* GLib's messages quote with the locale's characters, which it can only
+   * print in the user's locale (without, '?' stands for each). */
+  setlocale (LC_ALL, "");
   g_autoptr (GError) error = NULL;
   g_autoptr (GOptionContext) context = g_option_context_new (
       "[MONOID] - check that a cudareduce monoid compiles, without a GPU");
@@ -268,7 +357,9 @@ main (int argc, char **argv)
   }
   const gchar *where = "--arch";
   gint arch = arch_option;
-  if (arch <= 0 && (arch = default_arch (&where, &error)) == 0) {
+  if (arch != G_MININT && !check_arch (arch))
+    return 2;
+  if (arch == G_MININT && (arch = default_arch (&where, &error)) == 0) {
     g_autofree gchar *message = shown (error->message, TRUE);
     g_print ("%s\n", message);
     return 1;
