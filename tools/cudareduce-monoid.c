@@ -9,10 +9,12 @@
  * MONOID is what the element's `monoid` property takes: a built-in name, a
  * .monoid file, or several joined by '+'. The inline options are the
  * element's inline properties. Every kernel the element could build is
- * compiled for each input type (--single: those of one result only), for
- * the GPU's architecture, or without a GPU the oldest NVRTC targets. Exit
- * status 0 when everything compiles, 1 when anything fails (with the
- * element's messages), 2 for a wrong command line. */
+ * compiled for each input type (--single: those of one result only), the
+ * types in parallel, for the GPU's architecture, or without a GPU the
+ * oldest NVRTC targets (--arch: one NVRTC lists). NVRTC's warnings of
+ * undefined results are errors. Exit status 0 when everything compiles, 1
+ * when anything fails (with the element's messages), 2 for a wrong command
+ * line. */
 #include "cr-compiler.h"
 #include "cr-cuda.h"
 #include "cr-monoid-names.h"
@@ -254,9 +256,10 @@ undefined_warning (const gchar *log)
   return -1;
 }
 
-/* Builds @monoid for @type as the element would; prints the outcome. */
+/* Builds @monoid for @type as the element would; writes the outcome to
+ * @out. */
 static gboolean
-check_type (CrMonoid *monoid, CrType type, gint arch)
+check_type (CrMonoid *monoid, CrType type, gint arch, GString *out)
 {
   g_autoptr (GError) error = NULL;
   g_autofree gchar *name = shown (monoid->name, FALSE);
@@ -265,11 +268,12 @@ check_type (CrMonoid *monoid, CrType type, gint arch)
   if (source_option) {
     g_autofree gchar *numbered = cr_source_number_lines (program->source);
     g_autofree gchar *source = shown (numbered, TRUE);
-    g_print ("%s\n", source);
+    g_string_append_printf (out, "%s\n", source);
   }
   if (!cr_program_check_limits (program, &error)) {
     g_autofree gchar *message = shown (error->message, TRUE);
-    g_print ("%s on %s: %s\n", name, cr_type_name (type), message);
+    g_string_append_printf (
+        out, "%s on %s: %s\n", name, cr_type_name (type), message);
     return FALSE;
   }
   g_autofree gchar *log = NULL;
@@ -277,11 +281,12 @@ check_type (CrMonoid *monoid, CrType type, gint arch)
       cr_compile (program->source, arch, CR_COMPILE_NO_CACHE, &log, &error);
   if (compiled == NULL) {
     g_autofree gchar *message = shown (error->message, TRUE);
-    g_print ("%s on %s: %s\n", name, cr_type_name (type), message);
+    g_string_append_printf (
+        out, "%s on %s: %s\n", name, cr_type_name (type), message);
     if (log) {
       g_autofree gchar *kept = without_remark (log);
       g_autofree gchar *shown_log = shown (kept, TRUE);
-      g_print ("NVRTC log:\n%s\n", shown_log);
+      g_string_append_printf (out, "NVRTC log:\n%s\n", shown_log);
     }
     return FALSE;
   }
@@ -292,24 +297,93 @@ check_type (CrMonoid *monoid, CrType type, gint arch)
   g_autofree gchar *shown_warnings = warnings ? shown (warnings, TRUE) : NULL;
   const gint undefined = undefined_warning (warnings);
   if (undefined >= 0) {
-    g_print ("%s on %s: NVRTC's warning %s, taken as an error: %s, so the "
-             "results would be undefined (--source numbers the lines "
-             "cited)\nNVRTC log:\n%s\n",
+    g_string_append_printf (out,
+        "%s on %s: NVRTC's warning %s, taken as an error: %s, so the "
+        "results would be undefined (--source numbers the lines "
+        "cited)\nNVRTC log:\n%s\n",
         name, cr_type_name (type), undefined_warnings[undefined].code,
         undefined_warnings[undefined].why, shown_warnings);
     return FALSE;
   }
-  CrLayout out;
-  cr_layout_init (&out, cr_monoid_result_fields (monoid), type);
-  g_autofree gchar *fields = describe_fields (&out);
-  cr_layout_clear (&out);
-  g_print ("%s on %s: ok (%s, %.0f ms): %s\n", name, cr_type_name (type),
-      compiled->target, compiled->seconds * 1e3, fields);
+  CrLayout result;
+  cr_layout_init (&result, cr_monoid_result_fields (monoid), type);
+  g_autofree gchar *fields = describe_fields (&result);
+  cr_layout_clear (&result);
+  g_string_append_printf (out, "%s on %s: ok (%s, %.0f ms): %s\n", name,
+      cr_type_name (type), compiled->target, compiled->seconds * 1e3, fields);
   /* Other warnings do not stop the element, which logs them at DEBUG
    * level. */
   if (shown_warnings)
-    g_print ("NVRTC warnings:\n%s\n", shown_warnings);
+    g_string_append_printf (out, "NVRTC warnings:\n%s\n", shown_warnings);
   return TRUE;
+}
+
+/* One input type's check, run in a pool thread; main prints its output
+ * once it and those of the types before it are done, so the output is in
+ * the order of the types whatever order the checks end in. */
+typedef struct {
+  CrMonoid *monoid;
+  CrType type;
+  gint arch;
+  GString *out;
+  gboolean ok;
+  gboolean done; /* guarded by lock */
+} TypeCheck;
+
+static GMutex lock;
+static GCond finished;
+
+static void
+run_check (gpointer data, gpointer user_data)
+{
+  TypeCheck *check = data;
+  GString *out = g_string_new (NULL);
+  const gboolean ok = check_type (check->monoid, check->type, check->arch, out);
+  g_mutex_lock (&lock);
+  check->out = out;
+  check->ok = ok;
+  check->done = TRUE;
+  g_cond_signal (&finished);
+  g_mutex_unlock (&lock);
+}
+
+/* Checks the types from @first to @last, as many at a time as there are
+ * processors (NVRTC takes seconds over each, on one thread); with more
+ * than one, a progress line on stderr as each ends. */
+static gboolean
+check_types (CrMonoid *monoid, CrType first, CrType last, gint arch)
+{
+  const guint n = last - first + 1;
+  g_autofree TypeCheck *checks = g_new0 (TypeCheck, n);
+  GThreadPool *pool = g_thread_pool_new (
+      run_check, NULL, MIN (n, g_get_num_processors ()), TRUE, NULL);
+  for (guint k = 0; k < n; k++) {
+    checks[k] = (TypeCheck){ monoid, first + k, arch };
+    g_thread_pool_push (pool, &checks[k], NULL);
+  }
+  gboolean ok = TRUE;
+  guint printed = 0, done = 0;
+  g_mutex_lock (&lock);
+  while (printed < n) {
+    guint now = 0;
+    for (guint k = 0; k < n; k++)
+      now += checks[k].done;
+    if (now == done) {
+      g_cond_wait (&finished, &lock);
+      continue;
+    }
+    done = now;
+    for (; printed < n && checks[printed].done; printed++) {
+      g_print ("%s", checks[printed].out->str);
+      ok &= checks[printed].ok;
+      g_string_free (checks[printed].out, TRUE);
+    }
+    if (n > 1)
+      g_printerr ("cudareduce-monoid: %u of %u types checked\n", done, n);
+  }
+  g_mutex_unlock (&lock);
+  g_thread_pool_free (pool, FALSE, TRUE);
+  return ok;
 }
 
 int
@@ -367,8 +441,5 @@ main (int argc, char **argv)
   g_autofree gchar *name = shown (monoid->name, FALSE);
   g_autofree gchar *origin = shown (monoid->origin, FALSE);
   g_print ("monoid %s (%s), for sm_%d (%s)\n", name, origin, arch, where);
-  gboolean ok = TRUE;
-  for (gint t = first; t <= last; t++)
-    ok &= check_type (monoid, t, arch);
-  return ok ? 0 : 1;
+  return check_types (monoid, first, last, arch) ? 0 : 1;
 }

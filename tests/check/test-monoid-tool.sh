@@ -96,6 +96,12 @@ esac
 expect 1 "NVRTC's warning #549-D, taken as an error" --type float32 --single \
   --accumulator s:wide --load 'Acc r; int u; r.s = x + u; return r;' \
   --combine 'Acc r; r.s = a.s + b.s; return r;' --identity 'Acc r; r.s = 0; return r;' unset
+# Every type, checked in parallel: the results in the order of the types,
+# and a progress line as each ends.
+expect 0 "10 of 10 types checked" --single sum
+order=$(printf '%s\n' "$out" | sed -n 's/^sum on \([a-z0-9]*\): ok.*/\1/p' | tr '\n' ' ')
+[ "$order" = "int8 uint8 int16 uint16 int32 uint32 int64 uint64 float32 float64 " ] ||
+  fail "--single sum -> types in the order: $order"
 # A context too large for a kernel's parameters: refused before NVRTC,
 # with its size and the limit.
 ctx_fields=$(for k in $(seq 0 250); do printf 'c%d:float64;' "$k"; done)
