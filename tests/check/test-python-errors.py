@@ -31,12 +31,16 @@ with tempfile.TemporaryDirectory() as tmp:
                MPLCONFIGDIR=os.path.join(tmp, "matplotlib"),
                GST_PLUGIN_PATH_1_0=plugin_dir,
                GST_REGISTRY_1_0=os.path.join(tmp, "registry.bin"))
-    # A gi that cannot be imported, found before the system's.
-    hidden = os.path.join(tmp, "no-gi")
-    os.mkdir(hidden)
-    with open(os.path.join(hidden, "gi.py"), "w") as f:
-        f.write("raise ModuleNotFoundError(\"No module named 'gi'\", name='gi')\n")
-    no_gi = dict(env, PYTHONPATH=hidden)
+    def without(module):
+        """@env with a @module that cannot be imported, found before the
+        system's."""
+        hidden = os.path.join(tmp, "no-" + module)
+        os.mkdir(hidden)
+        with open(os.path.join(hidden, module + ".py"), "w") as f:
+            f.write(f"raise ModuleNotFoundError(\"No module named '{module}'\")\n")
+        return dict(env, PYTHONPATH=hidden)
+
+    no_gi, no_numpy, no_matplotlib = without("gi"), without("numpy"), without("matplotlib")
     levels = os.path.join(tmp, "levels.csv")
     with open(levels, "w") as f:
         f.write("time_s,ch0_db\n0.000,-3.00\n")
@@ -70,12 +74,16 @@ with tempfile.TemporaryDirectory() as tmp:
          for program, args in (("bus_results.py", []), ("buffer_meta.py", []),
                                ("plot_levels.py", [levels, png]))] + [
         ("tensors_to_numpy.py", [], no_gi, 1, "install python3-gi, gir1.2-gstreamer-1.0"),
+        ("tensors_to_numpy.py", [], no_numpy, 1, "No module named 'numpy'"),
+        ("demo_audio.py", [os.path.join(tmp, "x.wav")], no_numpy, 1, "install python3-numpy"),
+        ("plot_levels.py", ["--plot", levels, png], no_matplotlib, 1,
+         "drawing needs python3-matplotlib"),
     ]
     for program, args, case_env, status, says in cases:
         p = subprocess.run([sys.executable, os.path.join(examples, program), *args],
                            env=case_env, capture_output=True, text=True, timeout=60)
         lines = p.stderr.strip().splitlines()
-        what = f"{program} {' '.join(args)}{' (no gi)' if case_env is no_gi else ''}"
+        what = f"{program} {' '.join(args)} ({case_env.get('PYTHONPATH', 'all modules')})"
         if (p.returncode != status or says not in p.stderr or "Traceback" in p.stderr
                 or not 1 <= len(lines) <= 2):
             failures.append(what)
