@@ -130,10 +130,10 @@ def draw(rows, path, title="Per-channel RMS level, every 100 ms (cudareduce)"):
 def readable(path):
     """A command line's input file: one that exists and can be read, checked
     before anything is built, so that a wrong path is what is reported."""
+    if not os.path.exists(path):
+        raise argparse.ArgumentTypeError(f"cannot read {path}: no such file")
     if not os.path.isfile(path) or not os.access(path, os.R_OK):
-        raise argparse.ArgumentTypeError(f"cannot read {path}: "
-                                         + ("no such file" if not os.path.exists(path)
-                                            else "not a readable file"))
+        raise argparse.ArgumentTypeError(f"cannot read {path}: not a readable file")
     return path
 
 
@@ -161,6 +161,7 @@ def main(argv):
     print(f"plot_levels: {len(rows)} levels of {len(rows[0][1]) if rows else 0} "
           f"channels to {args.out}")
     return 0
+
 
 if __name__ == "__main__":
     sys.exit(main(sys.argv))
