@@ -423,6 +423,8 @@ main (int argc, char **argv)
     g_printerr ("%s", help);
     return 2;
   }
+  if (arch_option != G_MININT && !check_arch (arch_option))
+    return 2;
   g_autoptr (CrMonoid) monoid = load_monoid (argc > 1 ? argv[1] : NULL, &error);
   if (monoid == NULL) {
     g_autofree gchar *message = shown (error->message, TRUE);
@@ -431,8 +433,6 @@ main (int argc, char **argv)
   }
   const gchar *where = "--arch";
   gint arch = arch_option;
-  if (arch != G_MININT && !check_arch (arch))
-    return 2;
   if (arch == G_MININT && (arch = default_arch (&where, &error)) == 0) {
     g_autofree gchar *message = shown (error->message, TRUE);
     g_print ("%s\n", message);
