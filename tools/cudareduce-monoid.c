@@ -38,8 +38,9 @@ static const GOptionEntry entries[] = {
       "Input type: int8 ... uint64, float32, float64, or all (the default)",
       "TYPE" },
   { "arch", 'a', 0, G_OPTION_ARG_INT, &arch_option,
-      "Compute capability as major * 10 + minor (90); default: the GPU's, "
-      "or without one the oldest NVRTC compiles for",
+      "Compute capability as major * 10 + minor (90), one NVRTC compiles "
+      "for; default: the GPU's, or without one the oldest NVRTC compiles "
+      "for",
       "SM" },
   { "single", 0, 0, G_OPTION_ARG_NONE, &single_option,
       "Only the kernels of one result (no per-channel ones): faster", NULL },
