@@ -530,6 +530,48 @@ GST_START_TEST (test_largest_accumulator_compiles)
 
 GST_END_TEST;
 
+/* A monoid whose context is @n float64 fields, on float32 input. */
+static CrProgram *
+wide_context_program (guint n)
+{
+  g_autoptr (GString) context = g_string_new (NULL);
+  for (guint f = 0; f < n; f++)
+    g_string_append_printf (context, "c%u:float64;", f);
+  CrMonoidText text = { .name = "wide_ctx",
+    .accumulator = "s:wide",
+    .load = "Acc r; r.s = x + ctx.c0; return r;",
+    .combine = "Acc r; r.s = a.s + b.s; return r;",
+    .identity = "Acc r; r.s = 0; return r;",
+    .context = context->str };
+  g_autoptr (GError) error = NULL;
+  g_autoptr (CrMonoid) monoid = cr_monoid_new (&text, "test", &error);
+  fail_unless (monoid != NULL, "%s", error ? error->message : "");
+  return cr_program_new (monoid, CR_TYPE_FLOAT32);
+}
+
+/* CR_CTX_MAX_BYTES of context compiles; a larger context is refused before
+ * NVRTC, which would say only "Formal parameter space overflowed", with
+ * its size and the limit. */
+GST_START_TEST (test_largest_context_compiles)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (CrProgram) largest = wide_context_program (CR_CTX_MAX_BYTES / 8);
+  g_autoptr (CrProgram) larger =
+      wide_context_program (CR_CTX_MAX_BYTES / 8 + 1);
+
+  fail_unless_equals_int (largest->ctx.size, CR_CTX_MAX_BYTES);
+  fail_unless (cr_program_check_limits (largest, &error));
+  g_autoptr (CrCompiled) c = compile_or_print (largest, archs[0], &error);
+  fail_unless (c != NULL, "%s", error ? error->message : "");
+  fail_if (cr_program_check_limits (larger, &error));
+  fail_unless (g_error_matches (error, CR_ERROR, CR_ERROR_FIELDS));
+  fail_unless (strstr (error->message, "takes 2008 bytes") != NULL
+          && strstr (error->message, "at most 2000 bytes") != NULL,
+      "%s", error->message);
+}
+
+GST_END_TEST;
+
 /* What the host and the kernels share is checked where it crosses: a
  * source whose side drifted from the host's does not compile, and says
  * what drifted. Each edit stands for a change made on one side only: the
@@ -594,6 +636,7 @@ compile_suite (void)
   tcase_add_test (tc, test_builtins_compile);
   tcase_add_test (tc, test_fused_compile);
   tcase_add_test (tc, test_largest_accumulator_compiles);
+  tcase_add_test (tc, test_largest_context_compiles);
   tcase_add_test (tc, test_kernel_sets);
   tcase_add_test (tc, test_abi_drift_fails_to_compile);
   return s;
