@@ -157,4 +157,13 @@ CR_ABI_ASSERT (sizeof (struct CrBatch) == 16 + 32 * CR_BATCH_MAX
 /* Under the 4 KiB of kernel parameters that every driver accepts. */
 CR_ABI_ASSERT (sizeof (struct CrBatch) <= 4096, "CrBatch fits a launch");
 
+/* A kernel's parameters take at most the 4 KiB every driver accepts (CUDA
+ * 12.1 allows more on Volta and later, with drivers as new). The monoid's
+ * Ctx is passed by value last; the most any kernel passes before it is
+ * cr_reduce_batch's batch and four pointers, so a Ctx holds at most
+ * CR_CTX_MAX_BYTES (2000). */
+#define CR_PARAMS_MAX_BYTES 4096
+#define CR_PARAMS_BEFORE_CTX (sizeof (struct CrBatch) + 4 * 8)
+#define CR_CTX_MAX_BYTES (CR_PARAMS_MAX_BYTES - CR_PARAMS_BEFORE_CTX)
+
 #endif /* CR_ABI_H */

@@ -369,6 +369,19 @@ cr_program_new_per_channel (CrMonoid *monoid, CrType in)
 gboolean
 cr_program_check_limits (const CrProgram *program, GError **error)
 {
+  /* NVRTC would say only "Formal parameter space overflowed". */
+  if (program->ctx.size > CR_CTX_MAX_BYTES) {
+    g_set_error (error, CR_ERROR, CR_ERROR_FIELDS,
+        "The context of monoid %s takes %" G_GSIZE_FORMAT " bytes on %s "
+        "input (%u fields), and a context holds at most %" G_GSIZE_FORMAT
+        " bytes: each kernel takes it by value after %" G_GSIZE_FORMAT
+        " bytes of other parameters, within the %d bytes of parameters a "
+        "kernel can take; declare fewer or narrower context fields",
+        program->monoid->name, program->ctx.size, cr_type_name (program->in),
+        program->ctx.n_fields, (gsize)CR_CTX_MAX_BYTES,
+        (gsize)CR_PARAMS_BEFORE_CTX, CR_PARAMS_MAX_BYTES);
+    return FALSE;
+  }
   if (program->acc.size <= CR_ACC_MAX_BYTES)
     return TRUE;
   g_set_error (error, CR_ERROR, CR_ERROR_FIELDS,

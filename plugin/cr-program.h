@@ -58,9 +58,10 @@ CrProgram *cr_program_new (CrMonoid *monoid, CrType in);
 /* Every kernel (CR_KERNELS_ALL). */
 CrProgram *cr_program_new_per_channel (CrMonoid *monoid, CrType in);
 void cr_program_free (CrProgram *program);
-/* Whether the kernels can hold @program's accumulator (CR_ERROR_FIELDS
- * says why not): checked before compiling, where NVRTC would only say
- * that a kernel uses too much shared data. */
+/* Whether the kernels can hold @program's accumulator and take its context
+ * (CR_ERROR_FIELDS says why not): checked before compiling, where NVRTC
+ * would only say that a kernel uses too much shared data or parameter
+ * space. */
 gboolean cr_program_check_limits (const CrProgram *program, GError **error);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (CrProgram, cr_program_free)
 

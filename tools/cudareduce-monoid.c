@@ -9,10 +9,12 @@
  * MONOID is what the element's `monoid` property takes: a built-in name, a
  * .monoid file, or several joined by '+'. The inline options are the
  * element's inline properties. Every kernel the element could build is
- * compiled for each input type (--single: those of one result only), for
- * the GPU's architecture, or without a GPU the oldest NVRTC targets. Exit
- * status 0 when everything compiles, 1 when anything fails (with the
- * element's messages), 2 for a wrong command line. */
+ * compiled for each input type (--single: those of one result only), the
+ * types in parallel, for the GPU's architecture, or without a GPU the
+ * oldest NVRTC targets (--arch: one NVRTC lists). NVRTC's warnings of
+ * undefined results are errors. Exit status 0 when everything compiles, 1
+ * when anything fails (with the element's messages), 2 for a wrong command
+ * line. */
 #include "cr-compiler.h"
 #include "cr-cuda.h"
 #include "cr-monoid-names.h"
@@ -20,11 +22,12 @@
 #include "cr-program.h"
 #include "cr-reducer.h"
 
+#include <locale.h>
 #include <stdlib.h>
 #include <string.h>
 
 static gchar *type_option;
-static gint arch_option;
+static gint arch_option = G_MININT; /* G_MININT: not given */
 static gboolean single_option;
 static gboolean source_option;
 static gboolean list_option;
@@ -35,8 +38,9 @@ static const GOptionEntry entries[] = {
       "Input type: int8 ... uint64, float32, float64, or all (the default)",
       "TYPE" },
   { "arch", 'a', 0, G_OPTION_ARG_INT, &arch_option,
-      "Compute capability as major * 10 + minor (90); default: the GPU's, "
-      "or without one the oldest NVRTC compiles for",
+      "Compute capability as major * 10 + minor (90), one NVRTC compiles "
+      "for; default: the GPU's, or without one the oldest NVRTC compiles "
+      "for",
       "SM" },
   { "single", 0, 0, G_OPTION_ARG_NONE, &single_option,
       "Only the kernels of one result (no per-channel ones): faster", NULL },
@@ -137,6 +141,19 @@ list_builtins (void)
   return 0;
 }
 
+/* The oldest of @facts' targets, or 0 where NVRTC cannot say. */
+static gint
+oldest_arch (const CrNvrtcFacts *facts)
+{
+  gint oldest = 0;
+  for (guint k = 0; k < facts->archs->len; k++) {
+    const gint a = g_array_index (facts->archs, gint, k);
+    if (oldest == 0 || a < oldest)
+      oldest = a;
+  }
+  return oldest;
+}
+
 /* The GPU's architecture, or the oldest target of NVRTC without a GPU;
  * 0, with @error set, without NVRTC. */
 static gint
@@ -152,14 +169,35 @@ default_arch (const gchar **where, GError **error)
   if (rtc == NULL)
     return 0;
   g_autoptr (CrNvrtcFacts) facts = cr_nvrtc_facts_of (rtc);
-  gint oldest = 0;
-  for (guint k = 0; k < facts->archs->len; k++) {
-    const gint a = g_array_index (facts->archs, gint, k);
-    if (oldest == 0 || a < oldest)
-      oldest = a;
-  }
+  const gint oldest = oldest_arch (facts);
   *where = "no GPU: the oldest NVRTC targets";
   return oldest ? oldest : 75;
+}
+
+/* Whether NVRTC compiles for @arch; without NVRTC, or with one too old to
+ * list its targets, the compile says. */
+static gboolean
+check_arch (gint arch)
+{
+  g_autoptr (GError) no_nvrtc = NULL;
+  const CrNvrtc *rtc = cr_cuda_nvrtc (&no_nvrtc);
+  if (rtc == NULL)
+    return TRUE;
+  g_autoptr (CrNvrtcFacts) facts = cr_nvrtc_facts_of (rtc);
+  g_autoptr (GString) archs = g_string_new (NULL);
+  for (guint k = 0; k < facts->archs->len; k++) {
+    const gint a = g_array_index (facts->archs, gint, k);
+    if (a == arch)
+      return TRUE;
+    g_string_append_printf (archs, "%s%d", k ? ", " : "", a);
+  }
+  if (facts->archs->len == 0)
+    return TRUE;
+  g_printerr ("cudareduce-monoid: --arch %d is not a target of NVRTC %s, "
+              "which compiles for %s (compute capability as major * 10 + "
+              "minor)\n",
+      arch, facts->version, archs->str);
+  return FALSE;
 }
 
 /* @name as the monoid property takes it, or with --load the inline
@@ -182,9 +220,47 @@ load_monoid (const gchar *name, GError **error)
   return cr_monoid_new (&text, CR_MONOID_INLINE_ORIGIN, error);
 }
 
-/* Builds @monoid for @type as the element would; prints the outcome. */
+/* NVRTC's warnings of code whose results are undefined, taken as errors:
+ * the kernels would reduce garbage. */
+static const struct {
+  const gchar *code, *why;
+} undefined_warnings[] = {
+  { "#940-D", "a body can end without returning its struct" },
+  { "#549-D", "a variable is read before it is set" },
+};
+
+/* @log without NVRTC's remark on -diag-suppress, an option of NVRTC's that
+ * the element does not let a monoid pass. */
+static gchar *
+without_remark (const gchar *log)
+{
+  g_auto (GStrv) lines = g_strsplit (log, "\n", -1);
+  GString *out = g_string_new (NULL);
+  for (guint k = 0; lines[k]; k++) {
+    if (g_str_has_prefix (lines[k], "Remark: The warnings can be suppressed")) {
+      if (lines[k + 1] && lines[k + 1][0] == '\0')
+        k++;
+      continue;
+    }
+    g_string_append_printf (out, "%s%s", out->len ? "\n" : "", lines[k]);
+  }
+  return g_string_free (out, FALSE);
+}
+
+/* The first of undefined_warnings in @log, or -1. */
+static gint
+undefined_warning (const gchar *log)
+{
+  for (guint k = 0; log && k < G_N_ELEMENTS (undefined_warnings); k++)
+    if (strstr (log, undefined_warnings[k].code))
+      return k;
+  return -1;
+}
+
+/* Builds @monoid for @type as the element would; writes the outcome to
+ * @out. */
 static gboolean
-check_type (CrMonoid *monoid, CrType type, gint arch)
+check_type (CrMonoid *monoid, CrType type, gint arch, GString *out)
 {
   g_autoptr (GError) error = NULL;
   g_autofree gchar *name = shown (monoid->name, FALSE);
@@ -193,11 +269,12 @@ check_type (CrMonoid *monoid, CrType type, gint arch)
   if (source_option) {
     g_autofree gchar *numbered = cr_source_number_lines (program->source);
     g_autofree gchar *source = shown (numbered, TRUE);
-    g_print ("%s\n", source);
+    g_string_append_printf (out, "%s\n", source);
   }
   if (!cr_program_check_limits (program, &error)) {
     g_autofree gchar *message = shown (error->message, TRUE);
-    g_print ("%s on %s: %s\n", name, cr_type_name (type), message);
+    g_string_append_printf (
+        out, "%s on %s: %s\n", name, cr_type_name (type), message);
     return FALSE;
   }
   g_autofree gchar *log = NULL;
@@ -205,30 +282,117 @@ check_type (CrMonoid *monoid, CrType type, gint arch)
       cr_compile (program->source, arch, CR_COMPILE_NO_CACHE, &log, &error);
   if (compiled == NULL) {
     g_autofree gchar *message = shown (error->message, TRUE);
-    g_print ("%s on %s: %s\n", name, cr_type_name (type), message);
+    g_string_append_printf (
+        out, "%s on %s: %s\n", name, cr_type_name (type), message);
     if (log) {
-      g_autofree gchar *shown_log = shown (log, TRUE);
-      g_print ("NVRTC log:\n%s\n", shown_log);
+      g_autofree gchar *kept = without_remark (log);
+      g_autofree gchar *shown_log = shown (kept, TRUE);
+      g_string_append_printf (out, "NVRTC log:\n%s\n", shown_log);
     }
     return FALSE;
   }
-  CrLayout out;
-  cr_layout_init (&out, cr_monoid_result_fields (monoid), type);
-  g_autofree gchar *fields = describe_fields (&out);
-  cr_layout_clear (&out);
-  g_print ("%s on %s: ok (%s, %.0f ms): %s\n", name, cr_type_name (type),
-      compiled->target, compiled->seconds * 1e3, fields);
-  /* Warnings do not stop the element, which logs them at DEBUG level. */
-  if (compiled->log && strstr (compiled->log, "warning")) {
-    g_autofree gchar *warnings = shown (compiled->log, TRUE);
-    g_print ("NVRTC warnings:\n%s\n", warnings);
+  g_autofree gchar *warnings =
+      compiled->log && strstr (compiled->log, "warning")
+      ? without_remark (compiled->log)
+      : NULL;
+  g_autofree gchar *shown_warnings = warnings ? shown (warnings, TRUE) : NULL;
+  const gint undefined = undefined_warning (warnings);
+  if (undefined >= 0) {
+    g_string_append_printf (out,
+        "%s on %s: NVRTC's warning %s, taken as an error: %s, so the "
+        "results would be undefined (--source numbers the lines "
+        "cited)\nNVRTC log:\n%s\n",
+        name, cr_type_name (type), undefined_warnings[undefined].code,
+        undefined_warnings[undefined].why, shown_warnings);
+    return FALSE;
   }
+  CrLayout result;
+  cr_layout_init (&result, cr_monoid_result_fields (monoid), type);
+  g_autofree gchar *fields = describe_fields (&result);
+  cr_layout_clear (&result);
+  g_string_append_printf (out, "%s on %s: ok (%s, %.0f ms): %s\n", name,
+      cr_type_name (type), compiled->target, compiled->seconds * 1e3, fields);
+  /* Other warnings do not stop the element, which logs them at DEBUG
+   * level. */
+  if (shown_warnings)
+    g_string_append_printf (out, "NVRTC warnings:\n%s\n", shown_warnings);
   return TRUE;
+}
+
+/* One input type's check, run in a pool thread; main prints its output
+ * once it and those of the types before it are done, so the output is in
+ * the order of the types whatever order the checks end in. */
+typedef struct {
+  CrMonoid *monoid;
+  CrType type;
+  gint arch;
+  GString *out;
+  gboolean ok;
+  gboolean done; /* guarded by lock */
+} TypeCheck;
+
+static GMutex lock;
+static GCond finished;
+
+static void
+run_check (gpointer data, gpointer user_data)
+{
+  TypeCheck *check = data;
+  GString *out = g_string_new (NULL);
+  const gboolean ok = check_type (check->monoid, check->type, check->arch, out);
+  g_mutex_lock (&lock);
+  check->out = out;
+  check->ok = ok;
+  check->done = TRUE;
+  g_cond_signal (&finished);
+  g_mutex_unlock (&lock);
+}
+
+/* Checks the types from @first to @last, as many at a time as there are
+ * processors (NVRTC takes seconds over each, on one thread); with more
+ * than one, a progress line on stderr as each ends. */
+static gboolean
+check_types (CrMonoid *monoid, CrType first, CrType last, gint arch)
+{
+  const guint n = last - first + 1;
+  g_autofree TypeCheck *checks = g_new0 (TypeCheck, n);
+  GThreadPool *pool = g_thread_pool_new (
+      run_check, NULL, MIN (n, g_get_num_processors ()), TRUE, NULL);
+  for (guint k = 0; k < n; k++) {
+    checks[k] = (TypeCheck){ monoid, first + k, arch };
+    g_thread_pool_push (pool, &checks[k], NULL);
+  }
+  gboolean ok = TRUE;
+  guint printed = 0, done = 0;
+  g_mutex_lock (&lock);
+  while (printed < n) {
+    guint now = 0;
+    for (guint k = 0; k < n; k++)
+      now += checks[k].done;
+    if (now == done) {
+      g_cond_wait (&finished, &lock);
+      continue;
+    }
+    done = now;
+    for (; printed < n && checks[printed].done; printed++) {
+      g_print ("%s", checks[printed].out->str);
+      ok &= checks[printed].ok;
+      g_string_free (checks[printed].out, TRUE);
+    }
+    if (n > 1)
+      g_printerr ("cudareduce-monoid: %u of %u types checked\n", done, n);
+  }
+  g_mutex_unlock (&lock);
+  g_thread_pool_free (pool, FALSE, TRUE);
+  return ok;
 }
 
 int
 main (int argc, char **argv)
 {
+  /* GLib's messages quote with the locale's characters, which it can only
+   * print in the user's locale (without, '?' stands for each). */
+  setlocale (LC_ALL, "");
   g_autoptr (GError) error = NULL;
   g_autoptr (GOptionContext) context = g_option_context_new (
       "[MONOID] - check that a cudareduce monoid compiles, without a GPU");
@@ -260,6 +424,8 @@ main (int argc, char **argv)
     g_printerr ("%s", help);
     return 2;
   }
+  if (arch_option != G_MININT && !check_arch (arch_option))
+    return 2;
   g_autoptr (CrMonoid) monoid = load_monoid (argc > 1 ? argv[1] : NULL, &error);
   if (monoid == NULL) {
     g_autofree gchar *message = shown (error->message, TRUE);
@@ -268,7 +434,7 @@ main (int argc, char **argv)
   }
   const gchar *where = "--arch";
   gint arch = arch_option;
-  if (arch <= 0 && (arch = default_arch (&where, &error)) == 0) {
+  if (arch == G_MININT && (arch = default_arch (&where, &error)) == 0) {
     g_autofree gchar *message = shown (error->message, TRUE);
     g_print ("%s\n", message);
     return 1;
@@ -276,8 +442,5 @@ main (int argc, char **argv)
   g_autofree gchar *name = shown (monoid->name, FALSE);
   g_autofree gchar *origin = shown (monoid->origin, FALSE);
   g_print ("monoid %s (%s), for sm_%d (%s)\n", name, origin, arch, where);
-  gboolean ok = TRUE;
-  for (gint t = first; t <= last; t++)
-    ok &= check_type (monoid, t, arch);
-  return ok ? 0 : 1;
+  return check_types (monoid, first, last, arch) ? 0 : 1;
 }

@@ -10,13 +10,17 @@ buffer and its result together, with no matching by timestamp.
 
 Needs python3-gi and gir1.2-gstreamer-1.0 (GStreamer 1.20 or later).
 """
+import argparse
 import sys
 import warnings
 
-import gi
+try:
+    import gi
 
-gi.require_version("Gst", "1.0")
-from gi.repository import Gst  # noqa: E402
+    gi.require_version("Gst", "1.0")
+    from gi.repository import Gst
+except (ImportError, ValueError) as e:
+    sys.exit(f"buffer_meta: {e}: install python3-gi and gir1.2-gstreamer-1.0")
 
 META_NAME = "GstCudaReduceResultMeta"
 
@@ -43,9 +47,22 @@ def result_of(buffer):
             for i in range(structure.n_fields())}
 
 
+def channel_count(text):
+    """A command line's channel count: 1 to 64 (what audio/x-raw takes)."""
+    if not text.isdigit() or not 1 <= int(text) <= 64:
+        raise argparse.ArgumentTypeError(f"'{text}' is not a channel count from 1 to 64")
+    return int(text)
+
+
 def main(argv):
-    monoid = argv[1] if len(argv) > 1 else "sumsq"
-    channels = int(argv[2]) if len(argv) > 2 else 2
+    parser = argparse.ArgumentParser(prog="buffer_meta", description=__doc__.split("\n")[0])
+    parser.add_argument("monoid", nargs="?", default="sumsq",
+                        help="a built-in monoid, a .monoid file, or several joined by '+' "
+                        "(default sumsq)")
+    parser.add_argument("channels", nargs="?", default=2, type=channel_count,
+                        help="channels of the test sound (default 2)")
+    args = parser.parse_args(argv[1:])
+    monoid, channels = args.monoid, args.channels
     Gst.init(None)
     if Gst.ElementFactory.find("cudareduce") is None:
         print("buffer_meta: no element \"cudareduce\"; set GST_PLUGIN_PATH to the "
@@ -54,8 +71,11 @@ def main(argv):
     pipeline = Gst.parse_launch(
         "audiotestsrc num-buffers=5 wave=white-noise ! "
         f"audio/x-raw,format=F32LE,channels={channels},rate=48000 ! "
-        f"cudareduce monoid={monoid} per-channel=true attach-meta=true "
+        "cudareduce name=reduce per-channel=true attach-meta=true "
         "post-messages=false ! appsink name=sink sync=false")
+    # Set here, not in the launch line, so that any name reaches the element
+    # as it was typed, and the element says what is wrong with it.
+    pipeline.get_by_name("reduce").set_property("monoid", monoid)
     sink = pipeline.get_by_name("sink")
     bus = pipeline.get_bus()
     pipeline.set_state(Gst.State.PLAYING)

@@ -12,13 +12,17 @@ Gst.Structure.get_value() cannot read without gst-python's overrides
 ("unknown type GstValueArray"): cudareduce_result() reads them with
 get_array(), which works with plain PyGObject.
 """
+import argparse
 import sys
 import warnings
 
-import gi
+try:
+    import gi
 
-gi.require_version("Gst", "1.0")
-from gi.repository import Gst  # noqa: E402
+    gi.require_version("Gst", "1.0")
+    from gi.repository import Gst
+except (ImportError, ValueError) as e:
+    sys.exit(f"bus_results: {e}: install python3-gi and gir1.2-gstreamer-1.0")
 
 
 def field_value(structure, name):
@@ -44,9 +48,21 @@ def cudareduce_result(message):
     }
 
 
+def channel_count(text):
+    """A command line's channel count: 1 to 64 (what audio/x-raw takes)."""
+    if not text.isdigit() or not 1 <= int(text) <= 64:
+        raise argparse.ArgumentTypeError(f"'{text}' is not a channel count from 1 to 64")
+    return int(text)
+
+
 def main(argv):
-    monoid = argv[1] if len(argv) > 1 else "sumsq"
-    channels = int(argv[2]) if len(argv) > 2 else 2
+    parser = argparse.ArgumentParser(prog="bus_results", description=__doc__.split("\n")[0])
+    parser.add_argument("monoid", nargs="?", default="sumsq",
+                        help="a built-in monoid, a .monoid file, or several joined by '+' "
+                        "(default sumsq)")
+    parser.add_argument("channels", nargs="?", default=2, type=channel_count,
+                        help="channels of the test sound (default 2)")
+    args = parser.parse_args(argv[1:])
     Gst.init(None)
     if Gst.ElementFactory.find("cudareduce") is None:
         print("bus_results: no element \"cudareduce\"; set GST_PLUGIN_PATH to the "
@@ -54,8 +70,11 @@ def main(argv):
         return 1
     pipeline = Gst.parse_launch(
         "audiotestsrc num-buffers=5 wave=white-noise ! "
-        f"audio/x-raw,format=F32LE,channels={channels},rate=48000 ! "
-        f"cudareduce monoid={monoid} per-channel=true ! fakesink")
+        f"audio/x-raw,format=F32LE,channels={args.channels},rate=48000 ! "
+        "cudareduce name=reduce per-channel=true ! fakesink")
+    # Set here, not in the launch line, so that any name reaches the element
+    # as it was typed, and the element says what is wrong with it.
+    pipeline.get_by_name("reduce").set_property("monoid", args.monoid)
     bus = pipeline.get_bus()
     pipeline.set_state(Gst.State.PLAYING)
     status = 0

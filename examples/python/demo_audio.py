@@ -9,10 +9,15 @@ middle of the file. Right: noise that swells and fades, with a drum-like
 thump every half second and a near-silent pause. 48 kHz, 16 bits, numpy
 only; loud, and not clipped at the default length.
 """
+import argparse
+import math
 import sys
 import wave
 
-import numpy as np
+try:
+    import numpy as np
+except ImportError as e:
+    sys.exit(f"demo_audio: {e}: install python3-numpy")
 
 RATE = 48000
 
@@ -45,21 +50,41 @@ def right_channel(t, rng):
     return out
 
 
+def seconds_of(text):
+    """A command line's length: more than 0 and at most 600 s."""
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = math.nan
+    if not 0 < seconds <= 600:
+        raise argparse.ArgumentTypeError(f"'{text}' is not a length from 0 to 600 seconds")
+    return seconds
+
+
 def main(argv):
-    if len(argv) not in (2, 3):
-        print(__doc__.strip().split("\n\n")[1], file=sys.stderr)
-        return 2
-    seconds = float(argv[2]) if len(argv) == 3 else 12.0
+    parser = argparse.ArgumentParser(prog="demo_audio", description=__doc__.split("\n")[0])
+    parser.add_argument("out", metavar="OUT.wav", help="the WAV file to write")
+    parser.add_argument("seconds", nargs="?", default=12.0, type=seconds_of,
+                        help="its length (default 12)")
+    args = parser.parse_args(argv[1:])
+    seconds = args.seconds
     rng = np.random.default_rng(2026)
     t = np.arange(int(seconds * RATE)) / RATE
     stereo = np.stack([left_channel(t, rng), right_channel(t, rng)], axis=1)
     samples = (np.clip(stereo, -1.0, 1.0) * 32767).astype("<i2")
-    with wave.open(argv[1], "wb") as w:
+    # Opened here, not by wave.open: a wave.Wave_write that failed to open
+    # prints a traceback when it is collected (Python 3.11).
+    try:
+        out = open(args.out, "wb")
+    except OSError as e:
+        print(f"demo_audio: cannot write {args.out}: {e.strerror}", file=sys.stderr)
+        return 1
+    with out, wave.open(out, "wb") as w:
         w.setnchannels(2)
         w.setsampwidth(2)
         w.setframerate(RATE)
         w.writeframes(samples.tobytes())
-    print(f"demo_audio: {seconds:g} s of stereo to {argv[1]}")
+    print(f"demo_audio: {seconds:g} s of stereo to {args.out}")
     return 0
 
 

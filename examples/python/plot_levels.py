@@ -12,8 +12,10 @@ of squares per 100 ms, and 10 log10 (sumsq / samples) is its RMS level.
 Computing needs python3-gi and gir1.2-gstreamer-1.0; drawing needs
 matplotlib, which --plot lets another Python provide.
 """
+import argparse
 import csv
 import math
+import os
 import sys
 import warnings
 
@@ -35,9 +37,12 @@ def levels_of(result):
 
 def compute(path):
     """[(time, [dB per channel])] for the audio file at @path."""
-    import gi
-    gi.require_version("Gst", "1.0")
-    from gi.repository import Gst
+    try:
+        import gi
+        gi.require_version("Gst", "1.0")
+        from gi.repository import Gst
+    except (ImportError, ValueError) as e:
+        raise RuntimeError(f"{e}: install python3-gi and gir1.2-gstreamer-1.0")
 
     def field_value(structure, name):
         ok, array = structure.get_array(name)
@@ -86,15 +91,24 @@ def write_csv(rows, path):
 
 
 def read_csv(path):
+    """What write_csv wrote; ValueError for any other file."""
     with open(path, newline="") as f:
         reader = csv.reader(f)
-        next(reader)
-        return [(float(r[0]), [float(v) for v in r[1:]]) for r in reader]
+        if next(reader, [""])[0] != "time_s":
+            raise ValueError(f"{path} is not a CSV of levels: its first line is not "
+                             "time_s,ch0_db,...")
+        try:
+            return [(float(r[0]), [float(v) for v in r[1:]]) for r in reader]
+        except (ValueError, IndexError):
+            raise ValueError(f"{path}: line {reader.line_num} is not a time and levels")
 
 
 def draw(rows, path, title="Per-channel RMS level, every 100 ms (cudareduce)"):
     """A PNG of each channel's level over time."""
-    import matplotlib
+    try:
+        import matplotlib
+    except ImportError as e:
+        raise RuntimeError(f"{e}: drawing needs python3-matplotlib (or --csv)")
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
@@ -113,26 +127,39 @@ def draw(rows, path, title="Per-channel RMS level, every 100 ms (cudareduce)"):
     plt.close(fig)
 
 
+def readable(path):
+    """A command line's input file: one that exists and can be read, checked
+    before anything is built, so that a wrong path is what is reported."""
+    if not os.path.exists(path):
+        raise argparse.ArgumentTypeError(f"cannot read {path}: no such file")
+    if not os.path.isfile(path) or not os.access(path, os.R_OK):
+        raise argparse.ArgumentTypeError(f"cannot read {path}: not a readable file")
+    return path
+
+
 def main(argv):
-    if len(argv) == 4 and argv[1] == "--plot":
-        draw(read_csv(argv[2]), argv[3])
-        return 0
-    csv_only = len(argv) == 4 and argv[1] == "--csv"
-    if len(argv) != 3 and not csv_only:
-        print(__doc__.strip().split("\n\n")[1], file=sys.stderr)
-        return 2
-    source, out = argv[-2], argv[-1]
+    parser = argparse.ArgumentParser(prog="plot_levels", description=__doc__.split("\n\n")[0])
+    mode = parser.add_mutually_exclusive_group()
+    mode.add_argument("--csv", action="store_true", help="write the levels as CSV, no plot")
+    mode.add_argument("--plot", action="store_true", help="draw a CSV that --csv wrote")
+    parser.add_argument("source", type=readable, metavar="IN",
+                        help="an audio file (with --plot, a CSV of levels)")
+    parser.add_argument("out", metavar="OUT", help="the PNG (with --csv, the CSV) to write")
+    args = parser.parse_args(argv[1:])
     try:
-        rows = compute(source)
-    except (RuntimeError, ImportError, ValueError) as e:
+        rows = read_csv(args.source) if args.plot else compute(args.source)
+        if args.csv:
+            write_csv(rows, args.out)
+        else:
+            draw(rows, args.out)
+    except OSError as e:
+        print(f"plot_levels: {e.filename}: {e.strerror}", file=sys.stderr)
+        return 1
+    except (RuntimeError, ValueError) as e:
         print(f"plot_levels: {e}", file=sys.stderr)
         return 1
-    if csv_only:
-        write_csv(rows, out)
-    else:
-        draw(rows, out)
     print(f"plot_levels: {len(rows)} levels of {len(rows[0][1]) if rows else 0} "
-          f"channels to {out}")
+          f"channels to {args.out}")
     return 0
 
 

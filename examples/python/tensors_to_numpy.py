@@ -10,13 +10,18 @@ dict of numpy arrays named after the fields, using the caps' "types".
 
 Needs python3-gi, gir1.2-gstreamer-1.0 and python3-numpy.
 """
+import argparse
 import sys
 
-import gi
-import numpy as np
+try:
+    import gi
+    import numpy as np
 
-gi.require_version("Gst", "1.0")
-from gi.repository import Gst  # noqa: E402
+    gi.require_version("Gst", "1.0")
+    from gi.repository import Gst
+except (ImportError, ValueError) as e:
+    sys.exit(f"tensors_to_numpy: {e}: install python3-gi, gir1.2-gstreamer-1.0 "
+             "and python3-numpy")
 
 # Tensor type names (NNStreamer's, as the caps give them) as numpy dtypes,
 # in the machine's byte order, as the element writes them.
@@ -54,9 +59,22 @@ def tensors_of(buffer, caps, names):
     return arrays
 
 
+def channel_count(text):
+    """A command line's channel count: 1 to 64 (what audio/x-raw takes)."""
+    if not text.isdigit() or not 1 <= int(text) <= 64:
+        raise argparse.ArgumentTypeError(f"'{text}' is not a channel count from 1 to 64")
+    return int(text)
+
+
 def main(argv):
-    monoid = argv[1] if len(argv) > 1 else "mean_var"
-    channels = int(argv[2]) if len(argv) > 2 else 2
+    parser = argparse.ArgumentParser(prog="tensors_to_numpy", description=__doc__.split("\n")[0])
+    parser.add_argument("monoid", nargs="?", default="mean_var",
+                        help="a built-in monoid, a .monoid file, or several joined by '+' "
+                        "(default mean_var)")
+    parser.add_argument("channels", nargs="?", default=2, type=channel_count,
+                        help="channels of the test sound (default 2)")
+    args = parser.parse_args(argv[1:])
+    monoid, channels = args.monoid, args.channels
     # The field names, for labels: the monoid's result fields, in order.
     names = {"mean_var": ["mean", "variance"], "minmax": ["min", "max"],
              "sumsq": ["sum", "sumsq"], "argmax": ["value", "index"]}.get(monoid, [])
@@ -68,8 +86,11 @@ def main(argv):
     pipeline = Gst.parse_launch(
         "audiotestsrc num-buffers=5 wave=white-noise ! "
         f"audio/x-raw,format=F32LE,channels={channels},rate=48000 ! "
-        f"cudareduce monoid={monoid} per-channel=true output=tensor ! "
+        "cudareduce name=reduce per-channel=true output=tensor ! "
         "appsink name=sink sync=false")
+    # Set here, not in the launch line, so that any name reaches the element
+    # as it was typed, and the element says what is wrong with it.
+    pipeline.get_by_name("reduce").set_property("monoid", monoid)
     sink = pipeline.get_by_name("sink")
     bus = pipeline.get_bus()
     pipeline.set_state(Gst.State.PLAYING)

@@ -79,5 +79,35 @@ expect 1 'error: class "Acc" has no member "count"' --type int16 --single \
 expect 1 "The monoid does not compile" --type int16 --single \
   --accumulator s:wide --load 'Acc r; r.s = x; r.count++; return r;' \
   --combine 'Acc r; r.s = a.s + b.s; return r;' --identity 'Acc r; r.s = 0; return r;' broken
+# Architectures NVRTC does not compile for: refused, with those it does.
+expect 2 "--arch 12 is not a target of NVRTC" --arch 12 --type float32 --single sum
+case $out in
+  *"which compiles for "*[0-9]*) ;;
+  *) fail "--arch 12 -> no list of targets in: $out" ;;
+esac
+# Warnings of undefined results are errors, without NVRTC's remark on an
+# option the user cannot pass.
+expect 1 "NVRTC's warning #940-D, taken as an error: a body can end without returning" \
+  --type float32 --single --accumulator s:wide --load 'Acc r; r.s = x;' \
+  --combine 'Acc r; r.s = a.s + b.s; return r;' --identity 'Acc r; r.s = 0; return r;' noret
+case $out in
+  *diag-suppress*) fail "noret -> a remark on -diag-suppress in: $out" ;;
+esac
+expect 1 "NVRTC's warning #549-D, taken as an error" --type float32 --single \
+  --accumulator s:wide --load 'Acc r; int u; r.s = x + u; return r;' \
+  --combine 'Acc r; r.s = a.s + b.s; return r;' --identity 'Acc r; r.s = 0; return r;' unset
+# Every type, checked in parallel: the results in the order of the types,
+# and a progress line as each ends.
+expect 0 "10 of 10 types checked" --single sum
+order=$(printf '%s\n' "$out" | sed -n 's/^sum on \([a-z0-9]*\): ok.*/\1/p' | tr '\n' ' ')
+[ "$order" = "int8 uint8 int16 uint16 int32 uint32 int64 uint64 float32 float64 " ] ||
+  fail "--single sum -> types in the order: $order"
+# A context too large for a kernel's parameters: refused before NVRTC,
+# with its size and the limit.
+ctx_fields=$(for k in $(seq 0 250); do printf 'c%d:float64;' "$k"; done)
+expect 1 "takes 2008 bytes on float32 input (251 fields), and a context holds at most 2000 bytes" \
+  --type float32 --single --accumulator s:wide --load 'Acc r; r.s = x + ctx.c0; return r;' \
+  --combine 'Acc r; r.s = a.s + b.s; return r;' --identity 'Acc r; r.s = 0; return r;' \
+  --context-fields "$ctx_fields" big
 [ "$failed" = 0 ] && echo "cudareduce-monoid: ok"
 exit $failed
