@@ -10,6 +10,8 @@
  * as a property's string does. Seeds: tests/fuzz/corpus/monoid-name/. */
 #include "fuzz-common.h"
 
+#include <glib/gstdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 int LLVMFuzzerInitialize (int *argc, char ***argv);
@@ -24,16 +26,25 @@ static const gchar scaled_monoid[] =
     "Combine=Acc r; r.total = a.total + b.total; return r;\n"
     "Identity=Acc r; r.total = 0; return r;\n";
 
-static gchar *scaled_path;
+static gchar *scaled_dir, *scaled_path;
+
+/* libFuzzer ends with exit(): the directory goes with the process. */
+static void
+remove_scaled (void)
+{
+  g_remove (scaled_path);
+  g_rmdir (scaled_dir);
+}
 
 int
 LLVMFuzzerInitialize (int *argc, char ***argv)
 {
   cr_fuzz_init ();
-  g_autofree gchar *dir = g_dir_make_tmp ("cr-fuzz-name-XXXXXX", NULL);
-  if (dir == NULL)
+  scaled_dir = g_dir_make_tmp ("cr-fuzz-name-XXXXXX", NULL);
+  if (scaled_dir == NULL)
     cr_fuzz_fail ("cannot make a directory for scaled.monoid");
-  scaled_path = g_build_filename (dir, "scaled.monoid", NULL);
+  scaled_path = g_build_filename (scaled_dir, "scaled.monoid", NULL);
+  atexit (remove_scaled);
   if (!g_file_set_contents (scaled_path, scaled_monoid, -1, NULL))
     cr_fuzz_fail ("cannot write %s", scaled_path);
   return 0;
