@@ -6,7 +6,7 @@
 
 #include "cr-error.h"
 
-#include "cr-resources.h"
+#include "cr-resource.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -15,8 +15,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-#define BUILTIN_PREFIX "/org/freedesktop/gstreamer/cudareduce/monoids/"
 
 static gint
 compare_names (gconstpointer a, gconstpointer b)
@@ -27,9 +25,8 @@ compare_names (gconstpointer a, gconstpointer b)
 gchar **
 cr_monoid_builtin_names (void)
 {
-  g_auto (GStrv) files =
-      g_resource_enumerate_children (cr_resources_get_resource (),
-          BUILTIN_PREFIX, G_RESOURCE_LOOKUP_FLAGS_NONE, NULL);
+  g_auto (GStrv) files = g_resource_enumerate_children (
+      cr_resource (), CR_RESOURCE_MONOIDS, G_RESOURCE_LOOKUP_FLAGS_NONE, NULL);
   g_autoptr (GPtrArray) names = g_ptr_array_new ();
 
   for (guint k = 0; files && files[k]; k++)
@@ -164,9 +161,10 @@ load_file (const gchar *path, GError **error)
 static CrMonoid *
 load_builtin (const gchar *name, GError **error)
 {
-  g_autofree gchar *path = g_strconcat (BUILTIN_PREFIX, name, ".monoid", NULL);
+  g_autofree gchar *path =
+      g_strconcat (CR_RESOURCE_MONOIDS, name, ".monoid", NULL);
   g_autoptr (GBytes) bytes = g_resource_lookup_data (
-      cr_resources_get_resource (), path, G_RESOURCE_LOOKUP_FLAGS_NONE, NULL);
+      cr_resource (), path, G_RESOURCE_LOOKUP_FLAGS_NONE, NULL);
   if (bytes == NULL) {
     g_auto (GStrv) names = cr_monoid_builtin_names ();
     g_autofree gchar *list = g_strjoinv (", ", names);

@@ -4,13 +4,11 @@
 
 #include "cr-error.h"
 
-#include "cr-resources.h"
+#include "cr-resource.h"
 
 #include <gio/gio.h>
 #include <glib-object.h>
 #include <string.h>
-
-#define KERNEL_RESOURCE "/org/freedesktop/gstreamer/cudareduce/kernels/"
 
 /* Literals for the largest and lowest value of each type, spelled so that
  * NVRTC needs no header (no <climits>, no <cfloat>). */
@@ -104,9 +102,9 @@ emit_function (
 static void
 append_kernel (GString *s, const gchar *name)
 {
-  g_autofree gchar *path = g_strconcat (KERNEL_RESOURCE, name, NULL);
+  g_autofree gchar *path = g_strconcat (CR_RESOURCE_KERNELS, name, NULL);
   g_autoptr (GBytes) found = g_resource_lookup_data (
-      cr_resources_get_resource (), path, G_RESOURCE_LOOKUP_FLAGS_NONE, NULL);
+      cr_resource (), path, G_RESOURCE_LOOKUP_FLAGS_NONE, NULL);
   g_assert (found != NULL); /* compiled into the plugin */
   g_string_append_len (
       s, g_bytes_get_data (found, NULL), (gssize)g_bytes_get_size (found));
