@@ -734,7 +734,7 @@ GST_START_TEST (test_refused_caps_say_why)
     const gchar *says;
   } cases[] = {
     { "other/tensors,format=static,num_tensors=1,types=float32,"
-      "dimensions=2:0,framerate=0/1",
+      "dimensions=(string)2:0,framerate=0/1",
         FALSE, "\"0\" is not an extent" },
     { "audio/x-raw,format=F32LE,layout=interleaved,rate=48000,"
       "channels=2147483647",

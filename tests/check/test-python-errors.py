@@ -7,6 +7,7 @@ CUDAREDUCE_REQUIRE_PYTHON=1.
 
 Each program runs with HOME, XDG_CACHE_HOME and MPLCONFIGDIR in a temporary
 folder, so that nothing is written to the user's."""
+import importlib.util
 import os
 import subprocess
 import sys
@@ -66,8 +67,6 @@ with tempfile.TemporaryDirectory() as tmp:
         ("plot_levels.py", [tmp, png], env, 2, "not a readable file"),
         ("plot_levels.py", ["--plot", "/etc/passwd", png], env, 1,
          "/etc/passwd is not a CSV of levels"),
-        ("plot_levels.py", ["--plot", levels, os.path.join(tmp, "no", "l.png")], env, 1,
-         "No such file or directory"),
         ("plot_levels.py", ["--csv", "--plot", levels, png], env, 2, "not allowed with"),
         ("plot_levels.py", [levels], env, 2, "required: OUT"),
     ] + [(program, args, no_gi, 1, "install python3-gi and gir1.2-gstreamer-1.0")
@@ -79,6 +78,14 @@ with tempfile.TemporaryDirectory() as tmp:
         ("plot_levels.py", ["--plot", levels, png], no_matplotlib, 1,
          "drawing needs python3-matplotlib"),
     ]
+    # Saving a plot where no folder is needs matplotlib (the test packages
+    # leave it out: it comes with the benchmarks); without it, the case of
+    # no matplotlib above says so instead.
+    if importlib.util.find_spec("matplotlib"):
+        cases.append(("plot_levels.py", ["--plot", levels, os.path.join(tmp, "no", "l.png")],
+                      env, 1, "No such file or directory"))
+    else:
+        print("NOTE: matplotlib missing: saving into a missing folder was not tested")
     for program, args, case_env, status, says in cases:
         p = subprocess.run([sys.executable, os.path.join(examples, program), *args],
                            env=case_env, capture_output=True, text=True, timeout=60)
