@@ -93,11 +93,36 @@ cr_caps_structure_types (const GstStructure *s)
 /* A tensor's frame size and innermost dimension from NNStreamer's
  * "d1:d2:..." dimensions (innermost first), each of 1 to G_MAXUINT32.
  * Without dimensions, or with an empty string, neither is fixed. */
+/* Written unquoted in a caps string, "dimensions=4:2" is read as a
+ * flagset (4 and 2 in hexadecimal, the flags masked, so not even the
+ * numbers survive) and "dimensions=4" as an int. The int is the one
+ * dimension it says; anything else but a string is refused with how to
+ * write it, before it reads as caps that are not fixed or as no
+ * dimensions at all. */
+static gboolean
+dimensions_are_text (const GstStructure *s, GError **error)
+{
+  const GValue *v = gst_structure_get_value (s, "dimensions");
+  if (v == NULL || G_VALUE_HOLDS_STRING (v) || G_VALUE_HOLDS_INT (v))
+    return TRUE;
+  g_autofree gchar *shown = gst_value_serialize (v);
+  g_set_error (error, CR_ERROR, CR_ERROR_INPUT,
+      "tensor dimensions were read as a %s (%s), not as text: GStreamer "
+      "reads two numbers joined by ':' as a flagset; write them as a "
+      "string, as in dimensions=(string)4:2",
+      G_VALUE_TYPE_NAME (v), shown ? shown : "?");
+  return FALSE;
+}
+
 static gboolean
 parse_dimensions (
     const GstStructure *s, CrType type, CrInputFormat *fmt, GError **error)
 {
   const gchar *dims = gst_structure_get_string (s, "dimensions");
+  g_autofree gchar *one = NULL;
+  gint extent = 0;
+  if (dims == NULL && gst_structure_get_int (s, "dimensions", &extent))
+    dims = one = g_strdup_printf ("%d", extent);
   /* Bytes, not only elements, must fit: gsize, with room to round up. */
   const guint64 max_elements = G_MAXSIZE / 16;
   guint64 elements = 1;
@@ -134,6 +159,9 @@ gboolean
 cr_input_format_parse (const GstCaps *caps, CrInputFormat *fmt, GError **error)
 {
   memset (fmt, 0, sizeof *fmt);
+  if (gst_caps_get_size (caps) > 0
+      && !dimensions_are_text (gst_caps_get_structure (caps, 0), error))
+    return FALSE;
   if (!gst_caps_is_fixed (caps)) {
     g_set_error (error, CR_ERROR, CR_ERROR_INPUT,
         "caps %" GST_PTR_FORMAT " are not fixed: the element reduces one "

@@ -376,6 +376,40 @@ GST_START_TEST (test_layout_malformed_dimensions)
 
 GST_END_TEST;
 
+/* Dimensions as users write them in a caps string: unquoted, one number
+ * is an int (taken as the one dimension) and two joined by ':' a flagset,
+ * fixed or not, which is refused with how to write them, where it read as
+ * caps that are not fixed (or, fixed, as no dimensions: one channel). */
+GST_START_TEST (test_layout_dimensions_as_written)
+{
+  const gchar *tensors =
+      "other/tensors,format=static,num_tensors=1,types=float32,"
+      "framerate=0/1,dimensions=";
+  g_autofree gchar *as_int = g_strconcat (tensors, "6", NULL);
+  g_autoptr (GstCaps) int_caps = gst_caps_from_string (as_int);
+  CrInputFormat f;
+  fail_unless (cr_input_format_from_caps (int_caps, &f));
+  fail_unless_equals_int (f.channels, 6);
+  fail_unless_equals_int (f.frame_bytes, 6 * 4);
+
+  g_autofree gchar *as_pair = g_strconcat (tensors, "4:2", NULL);
+  g_autoptr (GstCaps) pair = gst_caps_from_string (as_pair);
+  g_autoptr (GstCaps) fixed = gst_caps_fixate (gst_caps_ref (pair));
+  fail_unless (gst_caps_is_fixed (fixed));
+  GstCaps *both[] = { pair, fixed };
+  for (guint k = 0; k < G_N_ELEMENTS (both); k++) {
+    g_autoptr (GError) error = NULL;
+    fail_if (cr_input_format_parse (both[k], &f, &error),
+        "%" GST_PTR_FORMAT " taken: %u channels", both[k], f.channels);
+    fail_unless (g_error_matches (error, CR_ERROR, CR_ERROR_INPUT));
+    fail_unless (strstr (error->message, "dimensions=(string)") != NULL
+            && strstr (error->message, "flagset") != NULL,
+        "%s", error->message);
+  }
+}
+
+GST_END_TEST;
+
 static Suite *
 plan_suite (void)
 {
@@ -393,6 +427,7 @@ plan_suite (void)
   tcase_add_test (tc, test_layout_kernels_by_input);
   tcase_add_test (tc, test_layout_huge_channel_counts);
   tcase_add_test (tc, test_layout_malformed_dimensions);
+  tcase_add_test (tc, test_layout_dimensions_as_written);
   tcase_add_test (tc, test_layout_component_of_wide_tensor);
   return s;
 }
