@@ -4,7 +4,8 @@
 # COMMIT and this tree and runs bench-reduce (one result, up to 256 MiB)
 # and bench-pipeline (--stream-only) on each in turn, twice, so that
 # before and after come from one machine within minutes. CSVs and logs go
-# to $OUT; compare them with tests/bench/report.py.
+# to $OUT; compare them with tests/bench/report.py. ROUNDS (2) sets the
+# rounds.
 set -u
 commit=$1
 out=${OUT:-/tmp/ab-bench}
@@ -21,7 +22,7 @@ for v in old new; do
   [ -f $b/build.ninja ] || meson setup $b "$src" >"$out/setup-$v.log" 2>&1
   meson compile -C $b >"$out/build-$v.log" 2>&1 || { tail -20 "$out/build-$v.log"; exit 1; }
 done
-for round in 1 2; do
+for round in $(seq "${ROUNDS:-2}"); do
   for v in old new; do
     b=/tmp/ab-build-$v
     export GST_PLUGIN_PATH_1_0=$b/plugin GST_CUDAREDUCE_CACHE_DIR=/tmp/ab-cache-$v

@@ -6,16 +6,31 @@
 # preloaded (segv-report.c) and the memory category's debug log. Keeps the
 # output and log of every failing run in $OUT as fail-*; a worker stops at
 # its third failure. NBUF buffers a run (100); BUILD the build directory.
+# SANITIZE=address builds the plugin with AddressSanitizer (in its own
+# build directory, /tmp/b-asan unless BUILD says) and preloads libasan into
+# gst-launch-1.0, which is not instrumented, in place of the reporter.
 set -u
 secs=$1 procs=$2
 out=${OUT:-/tmp/tee-of-three}
 mkdir -p "$out"
 here=$(dirname "${BASH_SOURCE[0]}")
 source .gpu/env.sh
-build=${BUILD:-/tmp/b}
-[ -f "$build/build.ninja" ] || meson setup "$build" >"$out/setup.log" 2>&1
+setup_args=() preload=/tmp/segv-report.so
+if [ "${SANITIZE:-}" = address ]; then
+  build=${BUILD:-/tmp/b-asan}
+  setup_args=(-Db_sanitize=address -Db_lundef=false -Dcub=disabled)
+  preload=$(gcc -print-file-name=libasan.so)
+  # No leak check: gst-launch-1.0 and GLib keep what they allocate once.
+  # protect_shadow_gap=0: the CUDA driver maps memory in ASan's shadow gap.
+  # The plugin scanner is not instrumented: the registry is built in-process.
+  export ASAN_OPTIONS=detect_leaks=0:protect_shadow_gap=0:exitcode=66
+  export GST_REGISTRY_FORK=no GST_REGISTRY_1_0=/tmp/tee-of-three-asan.bin
+else
+  build=${BUILD:-/tmp/b}
+  gcc -shared -fPIC -O1 -o /tmp/segv-report.so "$here/segv-report.c"
+fi
+[ -f "$build/build.ninja" ] || meson setup "$build" "${setup_args[@]}" >"$out/setup.log" 2>&1
 meson compile -C "$build" >"$out/build.log" 2>&1 || { tail -30 "$out/build.log"; exit 1; }
-gcc -shared -fPIC -O1 -o /tmp/segv-report.so "$here/segv-report.c"
 case $build in
   /*) export GST_PLUGIN_PATH_1_0=$build/plugin ;;
   *) export GST_PLUGIN_PATH_1_0=$PWD/$build/plugin ;;
@@ -24,7 +39,7 @@ export GST_CUDAREDUCE_CACHE_DIR=/tmp/tee-of-three-cache
 P="audiotestsrc wave=sine samplesperbuffer=131072 num-buffers=${NBUF:-100} ! audio/x-raw,format=F32LE,channels=2,rate=48000 ! tee name=t t. ! queue ! cudareduce monoid=sumsq ! fakesink sync=false t. ! queue ! cudareduce monoid=minmax ! fakesink sync=false t. ! queue ! cudareduce monoid=count_gt ! fakesink sync=false"
 # One run first, which also fills the kernel cache: a setup that fails
 # every run is reported once.
-gst-launch-1.0 -q $P >"$out/first.log" 2>&1
+LD_PRELOAD=$preload gst-launch-1.0 -q $P >"$out/first.log" 2>&1
 rc=$?
 echo "first run rc=$rc"
 [ $rc -eq 0 ] || { tail -5 "$out/first.log"; exit 1; }
@@ -32,9 +47,9 @@ worker() {
   local w=$1 n=0 bad=0 end=$(($(date +%s) + secs))
   while [ "$(date +%s)" -lt $end ] && [ $bad -lt 3 ]; do
     n=$((n + 1))
-    local log=/tmp/tee-of-three-$w-$n
+    local log=/tmp/tee-of-three-${SANITIZE:-plain}-$w-$n
     GST_DEBUG=cudareducememory:5 GST_DEBUG_NO_COLOR=1 GST_DEBUG_FILE=$log.gst \
-      LD_PRELOAD=/tmp/segv-report.so timeout 60 gst-launch-1.0 -q $P >$log.out 2>&1
+      LD_PRELOAD=$preload timeout 60 gst-launch-1.0 -q $P >$log.out 2>&1
     local rc=$?
     if [ $rc -ne 0 ]; then
       bad=$((bad + 1))
