@@ -5,12 +5,14 @@
 # and bench-pipeline (--stream-only) on each in turn, twice, so that
 # before and after come from one machine within minutes. CSVs and logs go
 # to $OUT; compare them with tests/bench/report.py. ROUNDS (2) sets the
-# rounds.
+# rounds. The benchmarks run with segv-report.c preloaded: a crash leaves
+# its backtrace in the benchmark's log.
 set -u
 commit=$1
 out=${OUT:-/tmp/ab-bench}
 mkdir -p "$out"
 source .gpu/env.sh
+gcc -shared -fPIC -O1 -o /tmp/segv-report.so "$(dirname "${BASH_SOURCE[0]}")/segv-report.c" || exit 1
 old=${OLD_TREE:-/tmp/ab-old}
 if [ ! -f "$old/meson.build" ]; then
   mkdir -p "$old" && git archive "$commit" | tar -x -C "$old" || exit 1
@@ -26,10 +28,10 @@ for round in $(seq "${ROUNDS:-2}"); do
   for v in old new; do
     b=/tmp/ab-build-$v
     export GST_PLUGIN_PATH_1_0=$b/plugin GST_CUDAREDUCE_CACHE_DIR=/tmp/ab-cache-$v
-    $b/tests/bench/bench-reduce --only single --max-bytes 268435456 \
+    LD_PRELOAD=/tmp/segv-report.so $b/tests/bench/bench-reduce --only single --max-bytes 268435456 \
       --csv "$out/reduce-$v-$round.csv" >"$out/reduce-$v-$round.log" 2>&1
     echo "bench-reduce $v round $round: rc=$?"
-    $b/tests/bench/bench-pipeline --stream-only --seconds 0.5 \
+    LD_PRELOAD=/tmp/segv-report.so $b/tests/bench/bench-pipeline --stream-only --seconds 0.5 \
       --csv "$out/pipeline-$v-$round.csv" >"$out/pipeline-$v-$round.log" 2>&1
     echo "bench-pipeline $v round $round: rc=$?"
   done
