@@ -5,7 +5,11 @@
 # over in PROCS processes for SECONDS, each run with a crash reporter
 # preloaded (segv-report.c) and the memory category's debug log. Keeps the
 # output and log of every failing run in $OUT as fail-*; a worker stops at
-# its third failure. NBUF buffers a run (100); BUILD the build directory.
+# its third failure. NBUF buffers a run (100); SAMPLES frames a buffer
+# (131072: 1 MiB of stereo F32); BUILD the build directory. HEAP=1 has
+# glibc serve the buffers from its heap (MALLOC_MMAP_THRESHOLD_), so that
+# neighbouring buffers share pages from the first run, as they do in a
+# process that has freed buffers of that size before (bench-pipeline).
 # SANITIZE=address builds the plugin with AddressSanitizer (in its own
 # build directory, /tmp/b-asan unless BUILD says) and preloads libasan into
 # gst-launch-1.0, which is not instrumented, in place of the reporter.
@@ -36,7 +40,8 @@ case $build in
   *) export GST_PLUGIN_PATH_1_0=$PWD/$build/plugin ;;
 esac
 export GST_CUDAREDUCE_CACHE_DIR=/tmp/tee-of-three-cache
-P="audiotestsrc wave=sine samplesperbuffer=131072 num-buffers=${NBUF:-100} ! audio/x-raw,format=F32LE,channels=2,rate=48000 ! tee name=t t. ! queue ! cudareduce monoid=sumsq ! fakesink sync=false t. ! queue ! cudareduce monoid=minmax ! fakesink sync=false t. ! queue ! cudareduce monoid=count_gt ! fakesink sync=false"
+[ "${HEAP:-0}" = 1 ] && export MALLOC_MMAP_THRESHOLD_=33554432
+P="audiotestsrc wave=sine samplesperbuffer=${SAMPLES:-131072} num-buffers=${NBUF:-100} ! audio/x-raw,format=F32LE,channels=2,rate=48000 ! tee name=t t. ! queue ! cudareduce monoid=sumsq ! fakesink sync=false t. ! queue ! cudareduce monoid=minmax ! fakesink sync=false t. ! queue ! cudareduce monoid=count_gt ! fakesink sync=false"
 # One run first, which also fills the kernel cache: a setup that fails
 # every run is reported once.
 LD_PRELOAD=$preload gst-launch-1.0 -q $P >"$out/first.log" 2>&1
