@@ -59,7 +59,11 @@ program_log (const CrNvrtc *rtc, nvrtcProgram prog)
   if (rtc->GetProgramLogSize (prog, &size) != 0 || size <= 1)
     return NULL;
   gchar *log = g_malloc0 (size + 1);
-  rtc->GetProgramLog (prog, log);
+  /* What a failed call left in the buffer is not the log. */
+  if (rtc->GetProgramLog (prog, log) != 0) {
+    g_free (log);
+    return NULL;
+  }
   g_strchomp (log);
   return log;
 }
@@ -128,6 +132,15 @@ nvrtc_build (const CrNvrtc *rtc, const gchar *source,
   }
   res = rtc->CompileProgram (prog, n_options, options);
   *log = program_log (rtc, prog);
+  if (res != 0 && res != NVRTC_ERROR_COMPILATION) {
+    /* NVRTC itself failed (out of memory, say): not the monoid's fault. */
+    g_set_error (error, CR_ERROR, CR_ERROR_COMPILE,
+        "nvrtcCompileProgram failed: %s; check the CUDA installation (or "
+        "free memory) and try again",
+        rtc->GetErrorString (res));
+    rtc->DestroyProgram (&prog);
+    return NULL;
+  }
   if (res != 0) {
     g_autofree gchar *first = first_error (*log);
     g_set_error (error, CR_ERROR, CR_ERROR_COMPILE,

@@ -113,6 +113,8 @@ typedef struct {
 } CrDriver;
 
 typedef int nvrtcResult;
+/* nvrtcCompileProgram's answer to source that does not compile. */
+#define NVRTC_ERROR_COMPILATION 6
 typedef struct _nvrtcProgram *nvrtcProgram;
 
 typedef struct {

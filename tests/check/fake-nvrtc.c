@@ -2,7 +2,11 @@
  * with GST_CUDAREDUCE_NVRTC_LIBRARY, for tests of what the compiler does
  * with NVRTC's answers. CR_FAKE_NVRTC_FAIL names a call that then fails
  * ("GetPTXSize", "GetPTX", "GetCUBINSize", "GetCUBIN"; the image calls
- * write half the image first), or is "empty": the sizes are 0. */
+ * write half the image first), or is "empty": the sizes are 0. For the
+ * compile itself: "Compile" is source that does not compile (a log with
+ * an error line), "CompileInternal" NVRTC failing on its own (no log),
+ * "GetProgramLog" a compile error whose log cannot be read (the failed
+ * call leaves bytes that are not the log). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -71,23 +75,39 @@ nvrtcDestroyProgram (void **prog)
   return 0;
 }
 
+#define COMPILATION 6 /* NVRTC_ERROR_COMPILATION */
+
+static const char compile_log[] =
+    "cudareduce.cu(2): warning: a fake warning\n"
+    "cudareduce.cu(3): error: the fake refuses this monoid\n";
+static const char not_the_log[] = "stale bytes, error: not the log\n";
+
 int
 nvrtcCompileProgram (void *prog, int n_options, const char *const *options)
 {
-  return 0;
+  if (fails ("Compile") || fails ("GetProgramLog"))
+    return COMPILATION;
+  return fails ("CompileInternal") ? FAILURE : 0;
 }
 
 int
 nvrtcGetProgramLogSize (void *prog, size_t *size)
 {
-  *size = 1;
+  *size = fails ("Compile") || fails ("GetProgramLog") ? sizeof compile_log : 1;
   return 0;
 }
 
 int
 nvrtcGetProgramLog (void *prog, char *log)
 {
-  log[0] = '\0';
+  if (fails ("GetProgramLog")) {
+    memcpy (log, not_the_log, sizeof not_the_log);
+    return FAILURE;
+  }
+  if (fails ("Compile"))
+    memcpy (log, compile_log, sizeof compile_log);
+  else
+    log[0] = '\0';
   return 0;
 }
 

@@ -98,6 +98,21 @@ GST_START_TEST (test_empty_images)
 
 GST_END_TEST;
 
+/* A compile that fails says why: the log's first error line for source
+ * that does not compile, NVRTC's own error where NVRTC failed, and, where
+ * the log cannot be read, that it could not (never the bytes the failed
+ * call left, which read as an error line). */
+GST_START_TEST (test_compile_failures_say_why)
+{
+  assert_fails ("Compile", 90,
+      "does not compile: cudareduce.cu(3): error: the fake refuses");
+  assert_fails (
+      "CompileInternal", 90, "nvrtcCompileProgram failed: NVRTC_ERROR_BUILTIN");
+  assert_fails ("GetProgramLog", 90, "does not compile: see the NVRTC log");
+}
+
+GST_END_TEST;
+
 static Suite *
 nvrtc_results_suite (void)
 {
@@ -108,6 +123,7 @@ nvrtc_results_suite (void)
   tcase_add_test (tc, test_cubin_size_fails);
   tcase_add_test (tc, test_cubin_fails);
   tcase_add_test (tc, test_ptx_size_fails);
+  tcase_add_test (tc, test_compile_failures_say_why);
   tcase_add_test (tc, test_ptx_fails);
   tcase_add_test (tc, test_empty_images);
   return s;
