@@ -11,8 +11,8 @@ set -u
 commit=$1
 out=${OUT:-/tmp/ab-bench}
 mkdir -p "$out"
-source .gpu/env.sh
-gcc -shared -fPIC -O1 -o /tmp/segv-report.so "$(dirname "${BASH_SOURCE[0]}")/segv-report.c" || exit 1
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+stress_reporter || exit 1
 old=${OLD_TREE:-/tmp/ab-old}
 if [ ! -f "$old/meson.build" ]; then
   mkdir -p "$old" && git archive "$commit" | tar -x -C "$old" || exit 1
@@ -20,9 +20,7 @@ fi
 for v in old new; do
   src=$PWD
   [ $v = old ] && src=$old
-  b=/tmp/ab-build-$v
-  [ -f $b/build.ninja ] || meson setup $b "$src" >"$out/setup-$v.log" 2>&1
-  meson compile -C $b >"$out/build-$v.log" 2>&1 || { tail -20 "$out/build-$v.log"; exit 1; }
+  stress_build /tmp/ab-build-$v "$out/build-$v.log" "$src" || exit 1
 done
 for round in $(seq "${ROUNDS:-2}"); do
   for v in old new; do

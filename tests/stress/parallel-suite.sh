@@ -14,9 +14,8 @@ build=${1:-/tmp/parallel-suite}
 out=${OUT:-/tmp/parallel-suite-out}
 logs=$out/suite-logs
 mkdir -p "$logs"
-source .gpu/env.sh
-[ -f "$build/build.ninja" ] || meson setup "$build" >"$logs/setup.log" 2>&1
-meson compile -C "$build" >"$logs/build.log" 2>&1 || { tail -30 "$logs/build.log"; exit 1; }
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+stress_build "$build" "$logs/build.log" || exit 1
 export CUDAREDUCE_REQUIRE_GPU=1 CUDAREDUCE_REQUIRE_NVRTC=1
 groups=("gpu-builtins gpu-stuck gpu-stuck-launch"
   "gpu-channels gpu-multi gpu-level"

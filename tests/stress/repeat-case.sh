@@ -11,13 +11,9 @@ set -u
 [ $# -eq 4 ] || { echo "usage: repeat-case.sh BUILD TEST CASE SECONDS" >&2; exit 2; }
 build=$1 test=$2 case=$3 secs=$4
 out=${OUT:-/tmp/repeat-case}
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 mkdir -p "$out"
-# The GPU machine has no GStreamer of its own: the bundle's.
-pkg-config --exists gstreamer-1.0 || source .gpu/env.sh
-gcc -shared -fPIC -O1 -o /tmp/segv-report.so "$here/segv-report.c" || exit 1
-[ -f "$build/build.ninja" ] || meson setup "$build" >"$out/setup.log" 2>&1
-meson compile -C "$build" >"$out/build.log" 2>&1 || { tail -30 "$out/build.log"; exit 1; }
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+stress_reporter && stress_build "$build" "$out/build.log" || exit 1
 # meson runs each repetition through this wrapper, which keeps what a
 # failing one left.
 wrapper=$out/wrapper.sh
@@ -27,7 +23,7 @@ log=$out/run-\$(date +%s%N).log
 CK_FORK=no LD_PRELOAD=/tmp/segv-report.so "\$@" >"\$log" 2>&1
 rc=\$?
 echo \$rc >>"$out/statuses"
-if [ \$rc -eq 0 ]; then rm -f "\$log"; else python3 "$here/symbolize.py" "\$log" >"\$log.frames"; fi
+if [ \$rc -eq 0 ]; then rm -f "\$log"; else python3 "$stress_dir/symbolize.py" "\$log" >"\$log.frames"; fi
 exit \$rc
 WRAP
 chmod +x "$wrapper"

@@ -17,8 +17,7 @@ set -u
 secs=$1 procs=$2
 out=${OUT:-/tmp/tee-of-three}
 mkdir -p "$out"
-here=$(dirname "${BASH_SOURCE[0]}")
-source .gpu/env.sh
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 setup_args=() preload=/tmp/segv-report.so
 if [ "${SANITIZE:-}" = address ]; then
   build=${BUILD:-/tmp/b-asan}
@@ -31,10 +30,9 @@ if [ "${SANITIZE:-}" = address ]; then
   export GST_REGISTRY_FORK=no GST_REGISTRY_1_0=/tmp/tee-of-three-asan.bin
 else
   build=${BUILD:-/tmp/b}
-  gcc -shared -fPIC -O1 -o /tmp/segv-report.so "$here/segv-report.c"
+  stress_reporter || exit 1
 fi
-[ -f "$build/build.ninja" ] || meson setup "$build" "${setup_args[@]}" >"$out/setup.log" 2>&1
-meson compile -C "$build" >"$out/build.log" 2>&1 || { tail -30 "$out/build.log"; exit 1; }
+stress_build "$build" "$out/build.log" "${setup_args[@]}" || exit 1
 case $build in
   /*) export GST_PLUGIN_PATH_1_0=$build/plugin ;;
   *) export GST_PLUGIN_PATH_1_0=$PWD/$build/plugin ;;
