@@ -180,10 +180,19 @@ GST_START_TEST (test_builtins_compile)
 
 GST_END_TEST;
 
+/* The program of the monoid @text for @in input. */
+static CrProgram *
+program_of (const CrMonoidText *text, CrType in)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (CrMonoid) monoid = cr_monoid_new (text, "test", &error);
+  fail_unless (monoid != NULL, "%s", error ? error->message : "");
+  return cr_program_new (monoid, in);
+}
+
 static CrProgram *
 inline_program (const gchar *load, CrType in)
 {
-  g_autoptr (GError) error = NULL;
   CrMonoidText text = {
     .name = "t",
     .accumulator = "s:wide",
@@ -191,9 +200,7 @@ inline_program (const gchar *load, CrType in)
     .combine = "Acc r; r.s = a.s + b.s; return r;",
     .identity = "Acc r; r.s = 0; return r;",
   };
-  g_autoptr (CrMonoid) monoid = cr_monoid_new (&text, "test", &error);
-  fail_unless (monoid != NULL);
-  return cr_program_new (monoid, in);
+  return program_of (&text, in);
 }
 
 GST_START_TEST (test_compile_error_has_log)
@@ -360,9 +367,7 @@ GST_START_TEST (test_body_ending_in_a_backslash)
     .identity = "Acc r; r.s = 0; return r; // \\",
   };
   g_autoptr (GError) error = NULL;
-  g_autoptr (CrMonoid) monoid = cr_monoid_new (&text, "properties", &error);
-  fail_unless (monoid != NULL, "%s", error ? error->message : "");
-  g_autoptr (CrProgram) program = cr_program_new (monoid, CR_TYPE_INT32);
+  g_autoptr (CrProgram) program = program_of (&text, CR_TYPE_INT32);
   g_autofree gchar *log = NULL;
   g_autoptr (CrCompiled) c =
       cr_compile (program->source, 90, CR_COMPILE_NO_CACHE, &log, &error);
@@ -503,10 +508,7 @@ wide_program (guint n)
     .load = load->str,
     .combine = combine->str,
     .identity = identity->str };
-  g_autoptr (GError) error = NULL;
-  g_autoptr (CrMonoid) monoid = cr_monoid_new (&text, "test", &error);
-  fail_unless (monoid != NULL, "%s", error ? error->message : "");
-  return cr_program_new (monoid, CR_TYPE_FLOAT32);
+  return program_of (&text, CR_TYPE_FLOAT32);
 }
 
 /* CR_ACC_MAX_BYTES is what the kernels really hold: an accumulator of
@@ -542,10 +544,7 @@ wide_context_program (guint n)
     .combine = "Acc r; r.s = a.s + b.s; return r;",
     .identity = "Acc r; r.s = 0; return r;",
     .context = context->str };
-  g_autoptr (GError) error = NULL;
-  g_autoptr (CrMonoid) monoid = cr_monoid_new (&text, "test", &error);
-  fail_unless (monoid != NULL, "%s", error ? error->message : "");
-  return cr_program_new (monoid, CR_TYPE_FLOAT32);
+  return program_of (&text, CR_TYPE_FLOAT32);
 }
 
 /* CR_CTX_MAX_BYTES of context compiles; a larger context is refused before
