@@ -2,8 +2,11 @@
  * recycled host memory. */
 #include "gstcudareduce-memory.h"
 
+#include "gstcudareduce-pages.h"
+
 #include <gst/video/video.h>
 #include <string.h>
+#include <unistd.h>
 
 GST_DEBUG_CATEGORY_STATIC (cr_memory_debug);
 #define GST_CAT_DEFAULT cr_memory_debug
@@ -227,9 +230,20 @@ typedef struct {
   gsize size;
   CUdeviceptr address;
   gboolean failed;
+  /* The device of the first visit, compared and never followed: memory
+   * comes back when the same element sees it again. Other elements
+   * reading the same buffer (after a tee) are not a second visit: memory
+   * allocated afresh for each buffer would be registered and unregistered
+   * per buffer, which costs more than the copies it saves. */
+  gconstpointer first_visitor;
 } Registration;
 
+/* Held around every registration and unregistration in the process, and
+ * the pages they cover: the driver is never asked for a page that is
+ * registered already, nor to register one while it unregisters another
+ * (see gstcudareduce-pages.h). */
 static GMutex registration_lock;
+static GstCudaReducePages *registered_pages;
 
 static void
 registration_free (gpointer data)
@@ -238,13 +252,45 @@ registration_free (gpointer data)
   if (reg->device) {
     GST_DEBUG (
         "unregistering %" G_GSIZE_FORMAT " bytes at %p", reg->size, reg->host);
+    g_mutex_lock (&registration_lock);
     cr_device_host_unregister (reg->device, reg->host);
+    gst_cuda_reduce_pages_release (registered_pages, reg->host, reg->size);
+    g_mutex_unlock (&registration_lock);
     cr_device_unref (reg->device);
   }
   g_free (reg);
 }
 
 G_DEFINE_QUARK (cudareduce - registration, registration)
+
+/* Registers @reg's range with @device, under registration_lock, unless
+ * one of its pages is registered already (by another memory that shares
+ * it, in any element): then it is copied this time, and tried again on
+ * its next visit, as that memory may be gone by then. */
+static void
+register_range (Registration *reg, CrDevice *device)
+{
+  g_autoptr (GError) error = NULL;
+
+  if (registered_pages == NULL)
+    registered_pages = gst_cuda_reduce_pages_new (sysconf (_SC_PAGESIZE));
+  if (!gst_cuda_reduce_pages_claim (registered_pages, reg->host, reg->size)) {
+    GST_LOG ("not registered, copied: %" G_GSIZE_FORMAT " bytes at %p "
+             "share a page with registered memory",
+        reg->size, reg->host);
+    return;
+  }
+  if (!cr_device_host_register (
+          device, reg->host, reg->size, &reg->address, &error)) {
+    gst_cuda_reduce_pages_release (registered_pages, reg->host, reg->size);
+    GST_DEBUG ("not registered, will copy: %s", error->message);
+    reg->failed = TRUE;
+    return;
+  }
+  reg->device = cr_device_ref (device);
+  GST_DEBUG (
+      "registered %" G_GSIZE_FORMAT " bytes at %p", reg->size, reg->host);
+}
 
 static CUdeviceptr
 registered_address (GstMemory *mem, const guint8 *map_data, const guint8 *data,
@@ -259,27 +305,20 @@ registered_address (GstMemory *mem, const guint8 *map_data, const guint8 *data,
   if (reg == NULL) {
     /* First visit: copied. Memory that never comes back costs nothing. */
     reg = g_new0 (Registration, 1);
+    reg->first_visitor = device;
     gst_mini_object_set_qdata (
         GST_MINI_OBJECT (mem), registration_quark (), reg, registration_free);
-  } else if (reg->device == NULL && !reg->failed) {
+  } else if (reg->device == NULL && !reg->failed
+      && reg->first_visitor == device) {
     /* The whole allocation, from before the memory's offset to maxsize, so
      * that a pool's resizing of the buffer stays covered. */
-    g_autoptr (GError) error = NULL;
     reg->host = (guint8 *)map_data - mem->offset;
     reg->size = mem->maxsize;
     GST_DEBUG ("registering %" G_GSIZE_FORMAT " bytes at %p (memory %p, "
                "offset %" G_GSIZE_FORMAT ", data %p, %" G_GSIZE_FORMAT
                " bytes read)",
         reg->size, reg->host, mem, mem->offset, data, size);
-    if (cr_device_host_register (
-            device, reg->host, reg->size, &reg->address, &error)) {
-      reg->device = cr_device_ref (device);
-      GST_DEBUG (
-          "registered %" G_GSIZE_FORMAT " bytes at %p", reg->size, reg->host);
-    } else {
-      GST_DEBUG ("not registered, will copy: %s", error->message);
-      reg->failed = TRUE;
-    }
+    register_range (reg, device);
   }
   /* Registered as portable and mapped: any context on the GPU reads it. */
   if (reg->device

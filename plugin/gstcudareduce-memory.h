@@ -3,9 +3,11 @@
  * The element answers ALLOCATION queries with an allocator (and, where the
  * caps fix the buffer size, a pool) of pinned, device-mapped memory: what
  * upstream writes there the kernel reads over the bus with no copy. Other
- * host memory that comes back again (upstream pools recycle their memory)
- * is registered with the driver once, on its second visit, and stays
- * registered for as long as the memory lives. */
+ * host memory that comes back to the same element (upstream pools recycle
+ * their memory) is registered with the driver once, on its second visit,
+ * and stays registered for as long as the memory lives, unless it shares a
+ * page with memory registered already (gstcudareduce-pages.h): that is
+ * copied. */
 #pragma once
 
 #include "cr-reducer.h"

@@ -19,7 +19,7 @@ stress_build "$build" "$logs/build.log" || exit 1
 export CUDAREDUCE_REQUIRE_GPU=1 CUDAREDUCE_REQUIRE_NVRTC=1
 groups=("gpu-builtins gpu-stuck gpu-stuck-launch"
   "gpu-channels gpu-multi gpu-level"
-  "gpu-video gpu-element gpu-async gpu-python-examples"
+  "gpu-video gpu-element gpu-memory gpu-async gpu-python-examples"
   "gpu-intervals gpu-batch gpu-cuda gpu-fused")
 for t in $(meson test -C "$build" --list --suite gpu --no-rebuild 2>/dev/null | sed -n 's|^.* / ||p'); do
   [[ " ${groups[*]} " == *" $t "* ]] || groups[3]+=" $t"
