@@ -30,6 +30,7 @@ typedef struct {
   GstClockTime *arrival, *posted; /* by buffer, GST_CLOCK_TIME_NONE unset */
   gint results; /* atomic */
   gint strays; /* atomic: messages of no buffer, or a second one */
+  gchar *first_stray; /* the first of them, for the failure's line */
 } LiveRun;
 
 static gint64
@@ -71,8 +72,8 @@ on_live_message (GstBus *bus, GstMessage *msg, gpointer data)
   g_atomic_int_inc (&run->results);
   if (k >= 0 && run->posted[k] == GST_CLOCK_TIME_NONE)
     run->posted[k] = now;
-  else
-    g_atomic_int_inc (&run->strays);
+  else if (g_atomic_int_add (&run->strays, 1) == 0)
+    run->first_stray = gst_structure_to_string (s);
   gst_message_unref (msg);
   return GST_BUS_DROP;
 }
@@ -122,8 +123,9 @@ live_latency_run (gdouble seconds, gboolean cpu_only, LiveLatency *out)
   /* level also posts at EOS; cudareduce must give exactly one per buffer. */
   if (!cpu_only && (results != run.buffers || strays != 0))
     fail ("live: %u cudareduce messages for %u buffers (%u not matching a "
-          "buffer's PTS once)",
-        results, run.buffers, strays);
+          "buffer's PTS once; the first: %s)",
+        results, run.buffers, strays, run.first_stray);
+  g_free (run.first_stray);
 
   GstClockTime *latency = g_new (GstClockTime, run.buffers);
   guint n = 0;
