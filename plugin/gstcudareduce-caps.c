@@ -90,9 +90,6 @@ cr_caps_structure_types (const GstStructure *s)
   return types;
 }
 
-/* A tensor's frame size and innermost dimension from NNStreamer's
- * "d1:d2:..." dimensions (innermost first), each of 1 to G_MAXUINT32.
- * Without dimensions, or with an empty string, neither is fixed. */
 /* Written unquoted in a caps string, "dimensions=4:2" is read as a
  * flagset (4 and 2 in hexadecimal, the flags masked, so not even the
  * numbers survive) and "dimensions=4" as an int. The int is the one
@@ -114,6 +111,10 @@ dimensions_are_text (const GstStructure *s, GError **error)
   return FALSE;
 }
 
+/* A tensor's frame size and innermost dimension from NNStreamer's
+ * "d1:d2:..." dimensions (innermost first), each of 1 to G_MAXUINT32.
+ * Without dimensions, or with an empty string, neither is fixed.
+ * An int (dimensions=6, unquoted) is the one dimension it says. */
 static gboolean
 parse_dimensions (
     const GstStructure *s, CrType type, CrInputFormat *fmt, GError **error)
