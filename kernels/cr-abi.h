@@ -22,11 +22,11 @@
 #elif defined(__cplusplus)
 #define CR_ABI_ASSERT(expr, what) static_assert (expr, what)
 #define CR_ABI_ALIGNOF(type) alignof (type)
-#define CR_ABI_OFFSETOF(type, member) __builtin_offsetof (type, member)
+#define CR_ABI_OFFSETOF(type, member) __builtin_offsetof(type, member)
 #else
-#define CR_ABI_ASSERT(expr, what) _Static_assert (expr, what)
-#define CR_ABI_ALIGNOF(type) _Alignof (type)
-#define CR_ABI_OFFSETOF(type, member) __builtin_offsetof (type, member)
+#define CR_ABI_ASSERT(expr, what) _Static_assert(expr, what)
+#define CR_ABI_ALIGNOF(type) _Alignof(type)
+#define CR_ABI_OFFSETOF(type, member) __builtin_offsetof(type, member)
 #endif
 
 /* Fixed-width types without <stdint.h>, which NVRTC does not have. */
@@ -136,8 +136,8 @@ struct CrBatch {
   struct CrSegment segments[CR_BATCH_MAX];
 };
 
-CR_ABI_ASSERT (sizeof (struct CrSegment) == 32
-        && CR_ABI_ALIGNOF (struct CrSegment) == 8,
+CR_ABI_ASSERT (
+    sizeof (struct CrSegment) == 32 && CR_ABI_ALIGNOF (struct CrSegment) == 8,
     "CrSegment layout");
 CR_ABI_ASSERT (CR_ABI_OFFSETOF (struct CrSegment, data) == 0
         && CR_ABI_OFFSETOF (struct CrSegment, rows) == 8
@@ -165,5 +165,19 @@ CR_ABI_ASSERT (sizeof (struct CrBatch) <= 4096, "CrBatch fits a launch");
 #define CR_PARAMS_MAX_BYTES 4096
 #define CR_PARAMS_BEFORE_CTX (sizeof (struct CrBatch) + 4 * 8)
 #define CR_CTX_MAX_BYTES (CR_PARAMS_MAX_BYTES - CR_PARAMS_BEFORE_CTX)
+
+/* A histogram's counts per channel, as the histogram kernel keeps them
+ * (histogram.cu) and the host reads them: the bins, then the values below
+ * the range, above it, and NaN, each a cr_u64. */
+#define CR_BINS_EXTRA 3
+#define CR_BIN_SLOTS(bins) ((bins) + CR_BINS_EXTRA)
+/* Dynamic shared memory the histogram kernel's counters may take: within
+ * the 48 KiB a block has without opting in, beside its static data (the
+ * ticket's flag, 8-bit input's table of slots: 1 KiB). */
+#define CR_BINS_SHARED_MAX_BYTES (46 * 1024)
+/* Counters a histogram keeps per reduction on the GPU (channels times
+ * slots), twice over (the counts and the carried state); the host refuses
+ * more before allocating. */
+#define CR_BIN_COUNTERS_MAX (1u << 24)
 
 #endif /* CR_ABI_H */

@@ -14,7 +14,9 @@ gboolean
 cr_reducer_can_gather (const CrReducer *r, const CrRegion *region)
 {
   const gsize bytes = region->row_bytes * region->n_rows;
-  return r->batch_function != NULL && bytes <= CR_GATHER_MAX_BYTES
+  /* The histogram kernel counts one reduction a launch. */
+  return r->batch_function != NULL && r->program->bins == 0
+      && bytes <= CR_GATHER_MAX_BYTES
       && (region->n_rows <= 1 || region->stride == region->row_bytes)
       && r->channels <= CR_BLOCK_THREADS;
 }

@@ -62,6 +62,17 @@ cr_monoid_fuse (GPtrArray *members, const gchar *const *labels, GError **error)
       }
   }
 
+  for (guint k = 0; k < members->len; k++) {
+    const CrMonoid *m = g_ptr_array_index (members, k);
+    if (m->bins > 0) {
+      g_set_error (error, CR_ERROR, CR_ERROR_FIELDS,
+          "In the fused monoid \"%s\", %s counts bins, and a monoid with "
+          "bins is not fused yet; use a second cudareduce element for it",
+          name, labels[k]);
+      return NULL;
+    }
+  }
+
   g_autoptr (CrMonoid) fused = g_atomic_rc_box_new0 (CrMonoid);
   GString *origin = g_string_new ("fused from ");
   GString *description = g_string_new ("Fused:");

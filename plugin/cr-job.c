@@ -54,7 +54,8 @@ cr_job_read (const CrJob *job, guint k, guint8 *out, guint64 *count)
 
   g_return_if_fail (k < job->n_results);
   if (job->slot) {
-    memcpy (out, job->slot->host, size);
+    cr_program_unpack (
+        job->reducer->program, job->channels, job->slot->host, out);
   } else {
     const CrArena *a = job->arena;
     memcpy (out, a->host + a->input_bytes + k * a->result_bytes, size);

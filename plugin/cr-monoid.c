@@ -10,7 +10,11 @@
 #define MONOID_GROUP "Monoid"
 
 static const gchar *const known_keys[] = { "Name", "Description", "Accumulator",
-  "Context", "Output", "Load", "Combine", "Identity", "Finalize", NULL };
+  "Context", "Output", "Load", "Combine", "Identity", "Finalize", "Bins",
+  NULL };
+
+const gchar *const cr_bins_field_names[5] = { "histogram", "below", "above",
+  "nan", NULL };
 
 gboolean
 cr_is_identifier (const gchar *s)
@@ -157,6 +161,64 @@ is_blank (const gchar *s)
   return TRUE;
 }
 
+/* "Bins=256": a whole number from 1 to CR_BINS_MAX, or absent (0). */
+static gboolean
+parse_bins (const gchar *text, const gchar *origin, guint *bins, GError **error)
+{
+  *bins = 0;
+  if (is_blank (text))
+    return TRUE;
+  g_autofree gchar *stripped = g_strstrip (g_strdup (text));
+  guint64 value = 0;
+  if (!g_ascii_string_to_unsigned (
+          stripped, 10, 1, CR_BINS_MAX, &value, NULL)) {
+    g_set_error (error, CR_ERROR, CR_ERROR_MONOID_INVALID,
+        "%s: Bins=%s is not a number of bins; give a whole number from 1 "
+        "to %d",
+        origin, stripped, CR_BINS_MAX);
+    return FALSE;
+  }
+  *bins = (guint)value;
+  return TRUE;
+}
+
+/* Even bins read their range from the context fields lo and hi, and the
+ * counts are results beside the monoid's own. */
+static gboolean
+check_bins_fields (
+    const CrMonoid *m, GArray *results, const gchar *origin, GError **error)
+{
+  static const gchar *const range[] = { "lo", "hi" };
+  for (guint k = 0; k < G_N_ELEMENTS (range); k++) {
+    gboolean found = FALSE;
+    for (guint f = 0; f < m->context->len; f++) {
+      const CrField *field = &g_array_index (m->context, CrField, f);
+      if (strcmp (field->name, range[k]) != 0)
+        continue;
+      found = field->kind == CR_FIELD_FIXED && field->type == CR_TYPE_FLOAT64;
+    }
+    if (!found) {
+      g_set_error (error, CR_ERROR, CR_ERROR_FIELDS,
+          "%s: Bins: the bins are even over the context fields lo and hi, "
+          "which the monoid must declare as float64: "
+          "Context=lo:float64;hi:float64",
+          origin);
+      return FALSE;
+    }
+  }
+  for (guint f = 0; f < results->len; f++) {
+    const gchar *name = g_array_index (results, CrField, f).name;
+    if (g_strv_contains (cr_bins_field_names, name)) {
+      g_set_error (error, CR_ERROR, CR_ERROR_FIELDS,
+          "%s: the field name \"%s\" is taken by the counts of the bins "
+          "(histogram, below, above, nan); rename it",
+          origin, name);
+      return FALSE;
+    }
+  }
+  return TRUE;
+}
+
 static gboolean
 require_body (
     const gchar *body, const gchar *key, const gchar *origin, GError **error)
@@ -181,16 +243,27 @@ cr_monoid_new (const CrMonoidText *text, const gchar *origin, GError **error)
       g_strdup (is_blank (text->name) ? CR_MONOID_INLINE_NAME : text->name);
   m->description = g_strdup (text->description ? text->description : "");
 
-  if (is_blank (text->accumulator)) {
+  if (!parse_bins (text->bins, origin, &m->bins, error))
+    return NULL;
+  /* A histogram alone: no accumulator, no bodies. */
+  const gboolean counts_only = m->bins > 0 && is_blank (text->accumulator)
+      && is_blank (text->load) && is_blank (text->combine)
+      && is_blank (text->identity) && is_blank (text->finalize)
+      && is_blank (text->output);
+  if (is_blank (text->accumulator) && !counts_only) {
     g_set_error (error, CR_ERROR, CR_ERROR_MONOID_INVALID,
         "%s: the key Accumulator is missing or empty; declare the "
-        "accumulator's fields as name:type;name:type",
-        origin);
+        "accumulator's fields as name:type;name:type%s",
+        origin,
+        m->bins ? " (or leave out Load, Combine and Identity too, to "
+                  "count bins only)"
+                : "");
     return NULL;
   }
-  if (!require_body (text->load, "Load", origin, error)
-      || !require_body (text->combine, "Combine", origin, error)
-      || !require_body (text->identity, "Identity", origin, error))
+  if (!counts_only
+      && (!require_body (text->load, "Load", origin, error)
+          || !require_body (text->combine, "Combine", origin, error)
+          || !require_body (text->identity, "Identity", origin, error)))
     return NULL;
   const struct {
     const gchar *key, *body;
@@ -208,8 +281,8 @@ cr_monoid_new (const CrMonoidText *text, const gchar *origin, GError **error)
     return NULL;
   }
 
-  m->accumulator =
-      cr_fields_parse (text->accumulator, "Accumulator", FALSE, &field_error);
+  m->accumulator = cr_fields_parse (
+      text->accumulator, "Accumulator", counts_only, &field_error);
   if (m->accumulator)
     m->context = cr_fields_parse (text->context, "Context", TRUE, &field_error);
   if (m->context)
@@ -238,6 +311,9 @@ cr_monoid_new (const CrMonoidText *text, const gchar *origin, GError **error)
       return NULL;
     }
   }
+
+  if (m->bins > 0 && !check_bins_fields (m, results, origin, error))
+    return NULL;
 
   m->load = g_strdup (text->load);
   m->combine = g_strdup (text->combine);
@@ -322,7 +398,7 @@ cr_monoid_new_from_data (
     if (!g_strv_contains (known_keys, keys[k]) && !strchr (keys[k], '[')) {
       g_set_error (error, CR_ERROR, CR_ERROR_MONOID_INVALID,
           "%s: unknown key %s; the keys are Name, Description, Accumulator, "
-          "Context, Output, Load, Combine, Identity and Finalize",
+          "Context, Output, Load, Combine, Identity, Finalize and Bins",
           origin, keys[k]);
       return NULL;
     }
@@ -347,6 +423,7 @@ cr_monoid_new_from_data (
   g_autofree gchar *combine = GET ("Combine");
   g_autofree gchar *identity = GET ("Identity");
   g_autofree gchar *finalize = GET ("Finalize");
+  g_autofree gchar *bins = GET ("Bins");
 #undef GET
 
   if (name == NULL) {
@@ -356,8 +433,49 @@ cr_monoid_new_from_data (
     name = g_steal_pointer (&base);
   }
   CrMonoidText text = { name, description, accumulator, context, output, load,
-    combine, identity, finalize };
+    combine, identity, finalize, bins };
   return cr_monoid_new (&text, origin, error);
+}
+
+gboolean
+cr_monoid_has_accumulator (const CrMonoid *monoid)
+{
+  return monoid->accumulator->len > 0;
+}
+
+CrMonoid *
+cr_monoid_with_bins (CrMonoid *m, guint bins, GError **error)
+{
+  if (m->bins == 0) {
+    g_set_error (error, CR_ERROR, CR_ERROR_FIELDS,
+        "bins=%u is set, but monoid %s counts no bins; use a monoid with "
+        "bins (histogram) or leave bins at 0",
+        bins, m->name);
+    return NULL;
+  }
+  if (bins == 0 || bins > CR_BINS_MAX) {
+    g_set_error (error, CR_ERROR, CR_ERROR_FIELDS,
+        "bins=%u: a histogram has 1 to %d bins", bins, CR_BINS_MAX);
+    return NULL;
+  }
+  if (bins == m->bins)
+    return cr_monoid_ref (m);
+  CrMonoid *copy = g_atomic_rc_box_new0 (CrMonoid);
+  copy->name = g_strdup (m->name);
+  copy->description = g_strdup (m->description);
+  copy->origin = g_strdup (m->origin);
+  copy->accumulator = g_array_ref (m->accumulator);
+  copy->context = g_array_ref (m->context);
+  copy->output = g_array_ref (m->output);
+  copy->load = g_strdup (m->load);
+  copy->combine = g_strdup (m->combine);
+  copy->identity = g_strdup (m->identity);
+  copy->finalize = g_strdup (m->finalize);
+  copy->bins = bins;
+  if (m->members)
+    copy->members = g_ptr_array_ref (m->members);
+  copy->labels = g_strdupv (m->labels);
+  return copy;
 }
 
 GArray *
@@ -374,6 +492,7 @@ cr_layout_init (CrLayout *layout, GArray *fields, CrType in)
   layout->names = g_new0 (const gchar *, fields->len + 1);
   layout->types = g_new0 (CrType, fields->len + 1);
   layout->offsets = g_new0 (gsize, fields->len + 1);
+  layout->lengths = g_new0 (guint, fields->len + 1);
   layout->size = 0;
   layout->align = 1;
   for (guint f = 0; f < fields->len; f++) {
@@ -382,6 +501,7 @@ cr_layout_init (CrLayout *layout, GArray *fields, CrType in)
     gsize size = cr_type_size (type);
     layout->names[f] = field->name;
     layout->types[f] = type;
+    layout->lengths[f] = 1;
     layout->offsets[f] = (layout->size + size - 1) / size * size;
     layout->size = layout->offsets[f] + size;
     layout->align = MAX (layout->align, size);
@@ -402,6 +522,7 @@ cr_layout_clear (CrLayout *layout)
   g_clear_pointer (&layout->names, g_free);
   g_clear_pointer (&layout->types, g_free);
   g_clear_pointer (&layout->offsets, g_free);
+  g_clear_pointer (&layout->lengths, g_free);
 }
 
 gint

@@ -35,7 +35,16 @@ typedef struct {
   const gchar *combine;
   const gchar *identity;
   const gchar *finalize;
+  const gchar *bins; /* "256": the monoid also counts values in bins */
 } CrMonoidText;
+
+/* The most bins a monoid counts in: a 16-bit sample's every value. */
+#define CR_BINS_MAX 65536
+
+/* The results a monoid with bins has beside its own, in this order (all
+ * uint64): the bins' counts (an array), then the values below the range,
+ * above it, and NaN. NULL-terminated. */
+extern const gchar *const cr_bins_field_names[5];
 
 typedef struct {
   gchar *name;
@@ -48,6 +57,11 @@ typedef struct {
   gchar *combine;
   gchar *identity;
   gchar *finalize; /* NULL when absent */
+  /* Bins of a histogram counted besides the accumulator (0: none). Even
+   * bins over the context fields lo..hi (cr-program.h says how a value
+   * finds its bin). A monoid with bins may go without an accumulator:
+   * then it has no fields and no bodies, and only counts. */
+  guint bins;
   /* A fused monoid (cr_monoid_fuse) has members and no bodies of its own:
    * its fields are the members' under the names "label.field", and its
    * output is every member's result fields, member by member. */
@@ -73,6 +87,14 @@ CrMonoid *cr_monoid_ref (CrMonoid *monoid);
 void cr_monoid_unref (CrMonoid *monoid);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (CrMonoid, cr_monoid_unref)
 
+/* @monoid with @bins bins instead of its own (the element's bins
+ * property); fails for a monoid that counts none. */
+CrMonoid *cr_monoid_with_bins (CrMonoid *monoid, guint bins, GError **error);
+
+/* Whether @monoid folds an accumulator (a monoid with bins may only
+ * count). */
+gboolean cr_monoid_has_accumulator (const CrMonoid *monoid);
+
 /* The fields results have: Output when there is a Finalize, else Accumulator. */
 GArray *cr_monoid_result_fields (const CrMonoid *monoid);
 
@@ -95,6 +117,9 @@ typedef struct {
   const gchar **names; /* borrowed from the monoid */
   CrType *types;
   gsize *offsets;
+  /* Values of the field's type: 1, or a histogram's bins (only in the
+   * results the host reads, cr-program.h). */
+  guint *lengths;
   gsize size;
   gsize align;
 } CrLayout;

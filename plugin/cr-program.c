@@ -8,6 +8,7 @@
 
 #include <gio/gio.h>
 #include <glib-object.h>
+#include <math.h>
 #include <string.h>
 
 /* Literals for the largest and lowest value of each type, spelled so that
@@ -148,15 +149,19 @@ emit_monoid (GString *s, const CrMonoid *m, const CrLayout *acc,
     emit_struct (s, "Out", out, FALSE);
   else
     g_string_append (s, "typedef Acc Out;\n");
-  emit_function (s, "Acc cr_identity (const Ctx &ctx)", identity, m->identity);
+  /* A monoid that only counts bins has no bodies: its kernels, never
+   * launched, fold an empty accumulator. */
+  const gchar *nothing = "Acc r = {}; return r;";
+  emit_function (s, "Acc cr_identity (const Ctx &ctx)", identity,
+      m->identity ? m->identity : nothing);
   emit_function (s,
       "Acc cr_load (const In x, const unsigned long long i, "
       "const Ctx &ctx)",
-      load, m->load);
+      load, m->load ? m->load : nothing);
   emit_function (s,
       "Acc cr_combine (const Acc &a, const Acc &b, "
       "const Ctx &ctx)",
-      combine, m->combine);
+      combine, m->combine ? m->combine : "return a;");
   emit_function (s,
       "Out cr_finalize (const Acc &a, const unsigned long long "
       "n, const Ctx &ctx)",
@@ -204,7 +209,7 @@ emit_fused (GString *s, const CrProgram *p)
   }
   emit_struct (s, "Acc", &p->acc, TRUE);
   emit_struct (s, "Ctx", &p->ctx, TRUE);
-  emit_struct (s, "Out", &p->out, TRUE);
+  emit_struct (s, "Out", &p->out_device, TRUE);
 
   guint acc_base = 0, ctx_base = 0;
   for (guint k = 0; k < n; k++) {
@@ -277,6 +282,55 @@ emit_fused (GString *s, const CrProgram *p)
   g_string_free (finalize, TRUE);
 }
 
+/* The counts of @bins bins after the monoid's result fields, as
+ * cr_program_unpack lays them out: the bins, below, above, nan (the
+ * histogram kernel's slots, kernels/histogram.cu). */
+static void
+append_bins_fields (CrLayout *out, guint bins)
+{
+  const gchar *const *names = cr_bins_field_names;
+  const guint extra = g_strv_length ((gchar **)names);
+  const guint n = out->n_fields + extra;
+  gsize offset = (out->size + 7) / 8 * 8;
+
+  out->names = g_renew (const gchar *, out->names, n + 1);
+  out->types = g_renew (CrType, out->types, n + 1);
+  out->offsets = g_renew (gsize, out->offsets, n + 1);
+  out->lengths = g_renew (guint, out->lengths, n + 1);
+  for (guint k = 0; k < extra; k++) {
+    const guint f = out->n_fields + k;
+    out->names[f] = names[k];
+    out->types[f] = CR_TYPE_UINT64;
+    out->offsets[f] = offset;
+    out->lengths[f] = k == 0 ? bins : 1;
+    offset += sizeof (guint64) * out->lengths[f];
+  }
+  out->names[n] = NULL;
+  out->n_fields = n;
+  out->size = offset;
+  out->align = MAX (out->align, sizeof (guint64));
+}
+
+void
+cr_program_unpack (
+    const CrProgram *p, guint channels, const guint8 *device, guint8 *values)
+{
+  if (p->bins == 0) {
+    memcpy (values, device, (gsize)channels * p->out.size);
+    return;
+  }
+  const gsize out_bytes = p->out_device.size;
+  const gsize counts_bytes = CR_BIN_SLOTS (p->bins) * sizeof (guint64);
+  const gsize counts_at = (out_bytes + 7) / 8 * 8;
+  const guint8 *counts = device + CR_BINS_RESULT_OFFSET (channels, out_bytes);
+  for (guint c = 0; c < channels; c++) {
+    guint8 *value = values + c * p->out.size;
+    memcpy (value, device + c * out_bytes, out_bytes);
+    memset (value + out_bytes, 0, counts_at - out_bytes);
+    memcpy (value + counts_at, counts + c * counts_bytes, counts_bytes);
+  }
+}
+
 CrKernels
 cr_kernels_vec (CrType in, guint channels)
 {
@@ -311,7 +365,12 @@ cr_program_new_with (CrMonoid *monoid, CrType in, CrKernels kernels)
   p->per_channel = per_channel;
   cr_layout_init (&p->acc, monoid->accumulator, in);
   cr_layout_init (&p->ctx, monoid->context, in);
+  cr_layout_init (&p->out_device, cr_monoid_result_fields (monoid), in);
   cr_layout_init (&p->out, cr_monoid_result_fields (monoid), in);
+  p->bins = monoid->bins;
+  p->bins_field = p->bins ? (gint)p->out.n_fields : -1;
+  if (p->bins)
+    append_bins_fields (&p->out, p->bins);
 
   g_autofree gchar *name = comment_escape (monoid->name);
   g_autofree gchar *origin = comment_escape (monoid->origin);
@@ -343,11 +402,15 @@ cr_program_new_with (CrMonoid *monoid, CrType in, CrKernels kernels)
       !!(kernels & CR_KERNELS_PITCHED), !!(kernels & CR_KERNELS_CHANNELS),
       !!(kernels & CR_KERNELS_VEC2), !!(kernels & CR_KERNELS_VEC4),
       !!(kernels & CR_KERNELS_VEC8));
+  if (p->bins)
+    g_string_append_printf (s, "#define CR_BINS %u\n", p->bins);
   if (monoid->members)
     emit_fused (s, p);
   else
-    emit_monoid (s, monoid, &p->acc, &p->ctx, &p->out, NULL);
+    emit_monoid (s, monoid, &p->acc, &p->ctx, &p->out_device, NULL);
   g_string_append (s, kernel_template (per_channel));
+  if (p->bins)
+    append_kernel (s, "histogram.cu");
   p->source = g_string_free (s, FALSE);
   return p;
 }
@@ -403,6 +466,7 @@ cr_program_free (CrProgram *program)
   cr_layout_clear (&program->acc);
   cr_layout_clear (&program->ctx);
   cr_layout_clear (&program->out);
+  cr_layout_clear (&program->out_device);
   g_free (program->source);
   g_free (program);
 }
@@ -479,9 +543,83 @@ pack_named (const CrProgram *program, const gchar *key, const GValue *value,
   return TRUE;
 }
 
+static gboolean pack_context (const CrProgram *program, gdouble threshold,
+    GHashTable *values, guint8 *ctx, GError **error);
+
+/* The bins' range in @ctx (cr_program_pack_context): an integer type's
+ * whole range where lo and hi are both 0, and checked. */
+static gboolean
+resolve_range (const CrProgram *p, guint8 *ctx, GError **error)
+{
+  const gint lo_field = cr_layout_find (&p->ctx, "lo");
+  const gint hi_field = cr_layout_find (&p->ctx, "hi");
+  g_assert (lo_field >= 0 && hi_field >= 0); /* cr-monoid.c requires them */
+  gdouble lo, hi;
+  memcpy (&lo, ctx + p->ctx.offsets[lo_field], sizeof lo);
+  memcpy (&hi, ctx + p->ctx.offsets[hi_field], sizeof hi);
+  const gchar *type = cr_type_name (p->in);
+  const gboolean wide64 = cr_type_size (p->in) == 8;
+
+  if (cr_type_is_float (p->in)) {
+    if (!(isfinite (lo) && isfinite (hi) && hi > lo)) {
+      g_set_error (error, CR_ERROR, CR_ERROR_CONTEXT,
+          "The bins of monoid %s on %s input need a range: set the context "
+          "fields lo and hi (finite, lo < hi), e.g. "
+          "context=\"ctx, lo=(double)-1, hi=(double)1\"; lo=%g, hi=%g",
+          p->monoid->name, type, lo, hi);
+      return FALSE;
+    }
+    return TRUE;
+  }
+  if (lo == 0 && hi == 0) {
+    if (wide64) {
+      g_set_error (error, CR_ERROR, CR_ERROR_CONTEXT,
+          "The bins of monoid %s on %s input need a range: set the context "
+          "fields lo and hi (whole numbers within +-2^53, which %u bins "
+          "divide evenly)",
+          p->monoid->name, type, p->bins);
+      return FALSE;
+    }
+    lo = cr_type_lowest (p->in);
+    hi = cr_type_largest (p->in) + 1.0;
+  }
+  const gdouble lowest = cr_type_lowest (p->in);
+  const gdouble top =
+      wide64 ? 9007199254740992.0 : cr_type_largest (p->in) + 1.0;
+  if (!(lo == floor (lo) && hi == floor (hi) && hi > lo
+          && lo >= MAX (lowest, -9007199254740992.0) && hi <= top)) {
+    g_set_error (error, CR_ERROR, CR_ERROR_CONTEXT,
+        "The bins of monoid %s on %s input cover lo=%.17g to hi=%.17g; on "
+        "integer input lo and hi are whole numbers with lo < hi, from the "
+        "type's lowest value (%.17g) to its largest plus one (%.17g); leave "
+        "both at 0 for the whole range",
+        p->monoid->name, type, lo, hi, MAX (lowest, -9007199254740992.0), top);
+    return FALSE;
+  }
+  if (wide64 && fmod (hi - lo, p->bins) != 0) {
+    g_set_error (error, CR_ERROR, CR_ERROR_CONTEXT,
+        "The bins of monoid %s on %s input: %u bins do not divide the range "
+        "lo=%.17g to hi=%.17g evenly, which 64-bit input needs; choose a "
+        "range that is a multiple of the bins",
+        p->monoid->name, type, p->bins, lo, hi);
+    return FALSE;
+  }
+  memcpy (ctx + p->ctx.offsets[lo_field], &lo, sizeof lo);
+  memcpy (ctx + p->ctx.offsets[hi_field], &hi, sizeof hi);
+  return TRUE;
+}
+
 gboolean
 cr_program_pack_context (const CrProgram *program, gdouble threshold,
     GHashTable *values, guint8 *ctx, GError **error)
+{
+  return pack_context (program, threshold, values, ctx, error)
+      && (program->bins == 0 || resolve_range (program, ctx, error));
+}
+
+static gboolean
+pack_context (const CrProgram *program, gdouble threshold, GHashTable *values,
+    guint8 *ctx, GError **error)
 {
   const CrLayout *layout = &program->ctx;
   memset (ctx, 0, layout->size);

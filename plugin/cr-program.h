@@ -44,7 +44,14 @@ typedef struct {
   CrKernels kernels;
   CrLayout acc;
   CrLayout ctx;
-  CrLayout out; /* == acc's fields when there is no Finalize */
+  /* Each result as the host reads it: the monoid's result fields (acc's
+   * when there is no Finalize), then for a monoid with bins the counts
+   * (histogram, below, above, nan: cr_program_unpack). */
+  CrLayout out;
+  CrLayout out_device; /* the monoid's Out alone, as its kernels write it */
+  guint bins; /* the monoid's; 0: no histogram kernel */
+  gint bins_field; /* the histogram's index in out (an array even of one
+                      bin), or -1 */
   gboolean per_channel; /* has CR_KERNELS_CHANNELS */
   gchar *source;
 } CrProgram;
@@ -65,13 +72,28 @@ void cr_program_free (CrProgram *program);
 gboolean cr_program_check_limits (const CrProgram *program, GError **error);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (CrProgram, cr_program_free)
 
+/* Where the histogram kernel writes @channels channels' counts in a
+ * result, after the monoid kernels' Out of each (cr_u64 each, from a
+ * cr_u64 boundary). */
+#define CR_BINS_RESULT_OFFSET(channels, out_bytes) \
+  (((gsize)(channels) * (out_bytes) + 7) / 8 * 8)
+
+/* Turns @channels results as the kernels wrote them (every channel's Out,
+ * then every channel's counts) into the host's values (channel after
+ * channel, each out.size bytes). */
+void cr_program_unpack (const CrProgram *program, guint channels,
+    const guint8 *device, guint8 *values);
+
 /* @source with each line prefixed by its number, as compiler logs cite it. */
 gchar *cr_source_number_lines (const gchar *source);
 
 /* Packs context values into a Ctx as the device lays it out. Fields named in
  * neither @threshold_field ("threshold") nor @values (GValues keyed by
  * name) are zero. Unknown names and values that do not fit the field's type
- * are errors (CR_ERROR_CONTEXT). @ctx must hold program->ctx.size bytes. */
+ * are errors (CR_ERROR_CONTEXT). @ctx must hold program->ctx.size bytes.
+ * With bins, lo and hi left at 0 become an integer type's whole range
+ * (from its lowest value to its largest plus one); a range the bins
+ * cannot have is an error (CR_ERROR_CONTEXT) that says what to set. */
 gboolean cr_program_pack_context (const CrProgram *program, gdouble threshold,
     GHashTable *values, guint8 *ctx, GError **error);
 

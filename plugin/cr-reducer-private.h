@@ -47,6 +47,8 @@ struct _CrReducer {
   CUfunction channels_function;
   /* For 2, 4 and 8 channels whose rows pack into vector loads. */
   CUfunction vec_functions[3];
+  /* For a monoid with bins (kernels/histogram.cu). */
+  CUfunction histogram_function;
   CrGridLimits limits; /* of the kernels above */
   guint channels; /* results per reduction */
   gsize slot_bytes; /* one job's results: channels Out, in whole lines */
@@ -58,6 +60,11 @@ struct _CrReducer {
                           packed here */
   gsize staging_size;
   guint8 *host_result; /* pinned, one Out */
+  /* The histogram's counters: zero between launches, and carried. */
+  CUdeviceptr bin_scratch;
+  CUdeviceptr bin_state;
+  guint bin_copies; /* shared copies of the counters per block */
+  guint bin_blocks; /* resident blocks with those */
 
   /* Reductions gathered for the next batch (cr-batch.c); used by one
    * thread at a time, like submission. */

@@ -48,6 +48,10 @@ load_module (CrReducer *r, gchar **log, GError **error)
     CR_CHECK (cu->ModuleGetFunction (
                   &r->pitched_function, r->module, "cr_reduce_pitched"),
         "Finding the pitched reduction kernel");
+  if (r->program->bins)
+    CR_CHECK (cu->ModuleGetFunction (
+                  &r->histogram_function, r->module, "cr_histogram"),
+        "Finding the histogram kernel");
   if (!r->program->per_channel)
     return TRUE;
   CR_CHECK (cu->ModuleGetFunction (
@@ -72,6 +76,38 @@ free_device (CrReducer *r, CUdeviceptr *ptr)
   if (*ptr)
     r->device->cu->MemFree (*ptr);
   *ptr = 0;
+}
+
+/* The histogram's counters for @channels: in shared memory, a copy per
+ * warp where they fit (fewer warps meet on a counter), and the blocks
+ * that stay resident with them. */
+static gboolean
+allocate_bins (CrReducer *r, guint channels, GError **error)
+{
+  const CrDriver *cu = r->device->cu;
+  const gsize counters = (gsize)channels * CR_BIN_SLOTS (r->program->bins);
+  const gsize shared = counters * sizeof (guint32);
+  int per_sm = 0;
+
+  free_device (r, &r->bin_scratch);
+  free_device (r, &r->bin_state);
+  CR_CHECK (cu->MemAlloc (&r->bin_scratch, counters * sizeof (guint64)),
+      "Allocating the histogram's counters");
+  CR_CHECK (cu->MemsetD8Async (r->bin_scratch, 0, counters * sizeof (guint64),
+                r->device->stream),
+      "Clearing the histogram's counters");
+  CR_CHECK (cu->MemAlloc (&r->bin_state, counters * sizeof (guint64)),
+      "Allocating the histogram's counters");
+  r->bin_copies = shared <= CR_BINS_SHARED_MAX_BYTES
+      ? (guint)MIN (
+          CR_BLOCK_THREADS / CR_WARP_THREADS, CR_BINS_SHARED_MAX_BYTES / shared)
+      : 0;
+  CR_CHECK (
+      cu->OccupancyMaxActiveBlocksPerMultiprocessor (&per_sm,
+          r->histogram_function, CR_BLOCK_THREADS, r->bin_copies * shared),
+      "Querying the histogram kernel's occupancy");
+  r->bin_blocks = MAX (1, per_sm) * r->device->sm_count;
+  return TRUE;
 }
 
 /* Buffers whose size follows the channel count. */
@@ -103,6 +139,8 @@ allocate_for_channels (CrReducer *r, guint channels, GError **error)
   CR_CHECK (cu->MemAllocHost (
                 (void **)&r->host_result, MAX (1, channels * p->out.size)),
       "Allocating pinned memory");
+  if (p->bins && !allocate_bins (r, channels, error))
+    return FALSE;
   r->channels = channels;
   /* Whole 64-byte lines, so that two jobs' results never share one. */
   r->slot_bytes = (MAX (channels * p->out.size, 1) + 63) / 64 * 64;
@@ -208,7 +246,7 @@ cr_reducer_free (CrReducer *r)
   const CrDriver *cu = r->device->cu;
   if (cu->CtxPushCurrent (r->device->context) == CUDA_SUCCESS) {
     CUdeviceptr *buffers[] = { &r->partials, &r->tickets, &r->state, &r->result,
-      &r->staging };
+      &r->staging, &r->bin_scratch, &r->bin_state };
     for (guint k = 0; k < G_N_ELEMENTS (buffers); k++)
       if (*buffers[k])
         cu->MemFree (*buffers[k]);
@@ -263,11 +301,64 @@ cr_reducer_compiled (const CrReducer *r)
   return r->compiled;
 }
 
+/* The histogram of @lines lines of @line_bytes, @pitch bytes apart, in
+ * one launch after the monoid's, on the same stream: it counts into the
+ * result the monoid's kernels write (CR_BINS_RESULT_OFFSET). */
+static gboolean
+launch_bins (CrReducer *r, CUdeviceptr data, guint64 line_bytes, guint64 pitch,
+    guint64 lines, gboolean carry, const guint8 *ctx, CUdeviceptr result,
+    GError **error)
+{
+  const CrProgram *p = r->program;
+  const guint64 slots = (guint64)r->channels * CR_BIN_SLOTS (p->bins);
+  const guint64 values = line_bytes / cr_type_size (p->in) * lines;
+  const guint64 per_block = (guint64)CR_BLOCK_THREADS * CR_UNROLL
+      * (CR_LOAD_BYTES / cr_type_size (p->in));
+  /* Enough values a block that adding its counters to the device's stays
+   * a small part of its work, and no more blocks than stay resident. */
+  guint64 blocks =
+      MIN ((values + per_block - 1) / per_block, values / MAX (1, 4 * slots));
+  blocks = MAX (1, MIN (blocks, r->bin_blocks));
+  guint channels = r->channels, copies = r->bin_copies;
+  CUdeviceptr carry_ptr = carry ? r->bin_state : 0;
+  CUdeviceptr counts =
+      result + CR_BINS_RESULT_OFFSET (r->channels, p->out_device.size);
+  void *params[] = { &data, &line_bytes, &pitch, &lines, &channels, &copies,
+    &r->bin_scratch, &r->tickets, &carry_ptr, &r->bin_state, &counts,
+    (void *)ctx };
+  const guint shared = (guint)(copies * slots * sizeof (guint32));
+
+  CR_CHECK (
+      r->device->cu->LaunchKernel (r->histogram_function, (guint)blocks, 1, 1,
+          CR_BLOCK_THREADS, 1, 1, shared, r->device->stream, params, NULL),
+      "Launching the histogram");
+  return TRUE;
+}
+
+static gboolean launch_monoid (CrReducer *r, CUdeviceptr data, guint64 rows,
+    guint64 row_base, gboolean carry, const guint8 *ctx, CUdeviceptr result,
+    GError **error);
+
 /* One launch over @rows rows of the reducer's channels at @data, which are
  * rows row_base... of the whole input; @carry folds in the state of the
- * launches before. With one channel a row is one element. */
+ * launches before. With one channel a row is one element. A monoid with
+ * bins counts them in a second launch, and one that only counts has no
+ * first. */
 static gboolean
 launch (CrReducer *r, CUdeviceptr data, guint64 rows, guint64 row_base,
+    gboolean carry, const guint8 *ctx, CUdeviceptr result, GError **error)
+{
+  const gsize row = cr_type_size (r->program->in) * r->channels;
+  if (cr_monoid_has_accumulator (r->program->monoid)
+      && !launch_monoid (r, data, rows, row_base, carry, ctx, result, error))
+    return FALSE;
+  return r->program->bins == 0
+      || launch_bins (
+          r, data, rows * row, rows * row, 1, carry, ctx, result, error);
+}
+
+static gboolean
+launch_monoid (CrReducer *r, CUdeviceptr data, guint64 rows, guint64 row_base,
     gboolean carry, const guint8 *ctx, CUdeviceptr result, GError **error)
 {
   const gsize elem = cr_type_size (r->program->in);
@@ -427,10 +518,13 @@ reduce_pitched (CrReducer *r, const CrRegion *region, const guint8 *ctx,
   void *params[] = { &data, &line_vecs, &pitch, &n_vec, &index_base,
     &r->partials, &r->tickets, &carry_ptr, &r->state, &result, &count,
     (void *)ctx };
-  CR_CHECK (r->device->cu->LaunchKernel (r->pitched_function, grid.x, 1, 1,
-                CR_BLOCK_THREADS, 1, 1, 0, r->device->stream, params, NULL),
-      "Launching the reduction");
-  return TRUE;
+  if (cr_monoid_has_accumulator (r->program->monoid))
+    CR_CHECK (r->device->cu->LaunchKernel (r->pitched_function, grid.x, 1, 1,
+                  CR_BLOCK_THREADS, 1, 1, 0, r->device->stream, params, NULL),
+        "Launching the reduction");
+  return r->program->bins == 0
+      || launch_bins (r, data, region->row_bytes, region->stride,
+          region->n_rows, start->carry, ctx, result, error);
 }
 
 /* Rows with padding between them: each copy packs whole rows, so the
@@ -624,6 +718,14 @@ cr_reducer_set_channels (CrReducer *r, guint channels, GError **error)
         CR_CHANNELS_MAX);
     return FALSE;
   }
+  const guint bins = r->program->bins;
+  if (bins && (guint64)channels * CR_BIN_SLOTS (bins) > CR_BIN_COUNTERS_MAX) {
+    g_set_error (error, CR_ERROR, CR_ERROR_INPUT,
+        "%u channels of %u bins each are more counters than a histogram "
+        "keeps on the GPU (%u); use fewer bins or fewer channels",
+        channels, bins, CR_BIN_COUNTERS_MAX);
+    return FALSE;
+  }
   if (!cr_device_push (r->device, error))
     return FALSE;
   /* Queued launches may still use the old buffers. */
@@ -680,7 +782,7 @@ fetch_result (CrReducer *r, guint8 *out, GError **error)
   CR_CHECK (cu->StreamSynchronize (r->device->stream),
       "The reduction on the GPU (after a fault in the monoid's code, CUDA "
       "stays unusable in this process until it restarts)");
-  memcpy (out, r->host_result, r->program->out.size * r->channels);
+  cr_program_unpack (r->program, r->channels, r->host_result, out);
   return TRUE;
 }
 

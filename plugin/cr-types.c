@@ -68,6 +68,23 @@ cr_type_is_signed (CrType type)
   return types[type].is_signed;
 }
 
+gdouble
+cr_type_lowest (CrType type)
+{
+  g_return_val_if_fail (!types[type].is_float, 0);
+  if (!types[type].is_signed)
+    return 0;
+  return -ldexp (1.0, (gint)(8 * cr_type_size (type)) - 1);
+}
+
+gdouble
+cr_type_largest (CrType type)
+{
+  g_return_val_if_fail (!types[type].is_float, 0);
+  const gint bits = (gint)(8 * cr_type_size (type)) - !!types[type].is_signed;
+  return ldexp (1.0, bits) - 1.0;
+}
+
 CrType
 cr_type_wide (CrType type)
 {

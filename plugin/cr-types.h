@@ -30,6 +30,10 @@ gsize cr_type_size (CrType type);
 const gchar *cr_type_cuda (CrType type);
 gboolean cr_type_is_float (CrType type);
 gboolean cr_type_is_signed (CrType type);
+/* An integer type's lowest and largest value, as doubles (rounded for the
+ * 64-bit types). */
+gdouble cr_type_lowest (CrType type);
+gdouble cr_type_largest (CrType type);
 /* int64 for signed input, uint64 for unsigned, float64 for floating point. */
 CrType cr_type_wide (CrType type);
 
