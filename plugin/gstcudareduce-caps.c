@@ -254,14 +254,25 @@ tensor_structure (const GstStructure *input, const CrMonoid *monoid, CrType in,
   g_autoptr (GString) types = g_string_new (NULL);
   g_autoptr (GString) dims = g_string_new (NULL);
 
-  for (guint f = 0; f < fields->len; f++) {
+  guint n = 0;
+  for (guint f = 0; f < fields->len; f++, n++) {
     CrType t = cr_field_resolve (&g_array_index (fields, CrField, f), in);
-    g_string_append_printf (types, "%s%s", f ? "," : "", cr_type_name (t));
-    g_string_append_printf (dims, "%s%u", f ? "," : "", channels);
+    g_string_append_printf (types, "%s%s", n ? "," : "", cr_type_name (t));
+    g_string_append_printf (dims, "%s%u", n ? "," : "", channels);
+  }
+  /* The counts of the bins: the histogram is bins by values (innermost
+   * first), the others one a value. */
+  for (guint k = 0; monoid->bins && cr_bins_field_names[k]; k++, n++) {
+    g_string_append_printf (types, "%suint64", n ? "," : "");
+    if (k == 0)
+      g_string_append_printf (
+          dims, "%s%u:%u", n ? "," : "", monoid->bins, channels);
+    else
+      g_string_append_printf (dims, "%s%u", n ? "," : "", channels);
   }
   GstStructure *out = gst_structure_new ("other/tensors", "format",
-      G_TYPE_STRING, "static", "num_tensors", G_TYPE_INT, (gint)fields->len,
-      "types", G_TYPE_STRING, types->str, NULL);
+      G_TYPE_STRING, "static", "num_tensors", G_TYPE_INT, (gint)n, "types",
+      G_TYPE_STRING, types->str, NULL);
   if (channels > 0)
     gst_structure_set (out, "dimensions", G_TYPE_STRING, dims->str, NULL);
   const GValue *rate = gst_structure_get_value (input, "framerate");

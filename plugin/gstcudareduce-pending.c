@@ -146,6 +146,27 @@ typedef struct {
   guint64 *counts;
 } Values;
 
+/* Field @f of one value at @bytes into @value: a number, or for a field
+ * of several (a histogram's bins) an array of them. */
+static void
+field_value (
+    const CrProgram *program, guint f, const guint8 *bytes, GValue *value)
+{
+  const CrLayout *out = &program->out;
+  if (out->lengths[f] == 1 && (gint)f != program->bins_field) {
+    cr_type_to_gvalue (out->types[f], bytes + out->offsets[f], value);
+    return;
+  }
+  const gsize size = cr_type_size (out->types[f]);
+  g_value_init (value, GST_TYPE_ARRAY);
+  for (guint k = 0; k < out->lengths[f]; k++) {
+    GValue item = G_VALUE_INIT;
+    cr_type_to_gvalue (
+        out->types[f], bytes + out->offsets[f] + k * size, &item);
+    gst_value_array_append_and_take_value (value, &item);
+  }
+}
+
 static void
 set_field (GstStructure *s, const GstCudaReducePending *p, guint f,
     const Values *values)
@@ -154,15 +175,14 @@ set_field (GstStructure *s, const GstCudaReducePending *p, guint f,
   GValue value = G_VALUE_INIT;
 
   if (!p->plan->per_channel) {
-    cr_type_to_gvalue (out->types[f], values->bytes + out->offsets[f], &value);
+    field_value (p->program, f, values->bytes, &value);
     gst_structure_id_take_value (s, p->field_quarks[f], &value);
     return;
   }
   g_value_init (&value, GST_TYPE_ARRAY);
   for (guint v = 0; v < p->plan->n_values; v++) {
     GValue item = G_VALUE_INIT;
-    cr_type_to_gvalue (
-        out->types[f], values->bytes + v * out->size + out->offsets[f], &item);
+    field_value (p->program, f, values->bytes + v * out->size, &item);
     gst_value_array_append_and_take_value (&value, &item);
   }
   gst_structure_id_take_value (s, p->field_quarks[f], &value);
@@ -272,7 +292,7 @@ tensor_buffer (const GstCudaReducePending *p, const GstCudaReduceReduction *r,
   GstBuffer *buf = gst_buffer_new ();
 
   for (guint f = 0; f < out->n_fields; f++) {
-    gsize size = cr_type_size (out->types[f]);
+    gsize size = cr_type_size (out->types[f]) * out->lengths[f];
     GstMemory *mem = gst_allocator_alloc (NULL, size * n, NULL);
     GstMapInfo map;
     gst_memory_map (mem, &map, GST_MAP_WRITE);

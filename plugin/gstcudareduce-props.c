@@ -16,6 +16,7 @@
 #define DEFAULT_COMPONENT -1
 #define DEFAULT_INTERVAL 0
 #define DEFAULT_GPU_TIMEOUT (5 * GST_SECOND)
+#define DEFAULT_BINS 0
 #define MAX_ASYNC_DEPTH 64
 
 #define MONOID_FLAGS \
@@ -54,7 +55,8 @@ gst_cuda_reduce_props_install (GObjectClass *klass)
   g_object_class_install_property (klass, PROP_MONOID,
       g_param_spec_string ("monoid", "Monoid",
           "A built-in monoid (sum, sumsq, min, max, minmax, absmax, mean_var, "
-          "count_gt, argmax) or the path of a .monoid file (containing '/' or "
+          "count_gt, argmax, histogram) or the path of a .monoid file "
+          "(containing '/' or "
           "ending in .monoid); several joined by '+' are computed in one pass "
           "(sumsq+minmax), with results named label.field, the label being "
           "the member's name or given as label=member "
@@ -161,6 +163,14 @@ gst_cuda_reduce_props_install (GObjectClass *klass)
           /* A new element's value may come from the environment
            * (GST_CUDAREDUCE_GPU_TIMEOUT): documentation shows this one. */
           SETUP_FLAGS | GST_PARAM_DOC_SHOW_DEFAULT));
+  g_object_class_install_property (klass, PROP_BINS,
+      g_param_spec_uint ("bins", "Bins",
+          "Bins of a monoid that counts values in bins (histogram: even "
+          "bins from the context fields lo to hi, an integer type's whole "
+          "range when both are 0); 0 keeps the monoid's own (histogram: "
+          "256). Results gain the array 'histogram' and the counts 'below', "
+          "'above' and 'nan'. A change recompiles before the next buffer",
+          0, CR_BINS_MAX, DEFAULT_BINS, MONOID_FLAGS));
 }
 
 /* GST_CUDAREDUCE_GPU_TIMEOUT, in seconds, replaces the default: tools that
@@ -189,6 +199,7 @@ gst_cuda_reduce_props_init (GstCudaReduceProps *props)
   props->component = DEFAULT_COMPONENT;
   props->interval = DEFAULT_INTERVAL;
   props->gpu_timeout = default_gpu_timeout ();
+  props->bins = DEFAULT_BINS;
 }
 
 void
@@ -204,7 +215,8 @@ gst_cuda_reduce_props_clear (GstCudaReduceProps *props)
 static gboolean
 is_monoid_property (guint prop_id)
 {
-  return prop_id >= PROP_MONOID && prop_id <= PROP_FINALIZE;
+  return (prop_id >= PROP_MONOID && prop_id <= PROP_FINALIZE)
+      || prop_id == PROP_BINS;
 }
 
 gboolean
@@ -269,6 +281,9 @@ gst_cuda_reduce_props_set (GstCudaReduceProps *props, guint prop_id,
     case PROP_GPU_TIMEOUT:
       props->gpu_timeout = g_value_get_uint64 (value);
       break;
+    case PROP_BINS:
+      props->bins = g_value_get_uint (value);
+      break;
     default:
       return FALSE;
   }
@@ -320,6 +335,9 @@ gst_cuda_reduce_props_get (
     case PROP_GPU_TIMEOUT:
       g_value_set_uint64 (value, props->gpu_timeout);
       break;
+    case PROP_BINS:
+      g_value_set_uint (value, props->bins);
+      break;
     default:
       return FALSE;
   }
@@ -339,6 +357,7 @@ gst_cuda_reduce_props_monoid (
   guint serial = props->monoid_serial;
   g_autofree gchar *name = g_strdup (props->monoid_name);
   gboolean name_set = props->monoid_name_set;
+  const guint bins = props->bins;
   gchar *text[GST_CUDA_REDUCE_N_INLINE];
   for (guint k = 0; k < GST_CUDA_REDUCE_N_INLINE; k++)
     text[k] = g_strdup (props->inline_text[k]);
@@ -362,6 +381,11 @@ gst_cuda_reduce_props_monoid (
   }
   for (guint k = 0; k < GST_CUDA_REDUCE_N_INLINE; k++)
     g_free (text[k]);
+  if (m && bins) {
+    CrMonoid *with = cr_monoid_with_bins (m, bins, error);
+    cr_monoid_unref (m);
+    m = with;
+  }
 
   if (m) {
     GST_OBJECT_LOCK (owner);
@@ -387,7 +411,8 @@ gboolean
 gst_cuda_reduce_props_output_fits (
     gboolean tensors, const CrMonoid *m, GError **error)
 {
-  guint n = cr_monoid_result_fields (m)->len;
+  guint n = cr_monoid_result_fields (m)->len
+      + (m->bins ? G_N_ELEMENTS (cr_bins_field_names) - 1 : 0);
   if (!tensors || n <= GST_CUDA_REDUCE_MAX_TENSORS)
     return TRUE;
   g_set_error (error, CR_ERROR, CR_ERROR_FIELDS,

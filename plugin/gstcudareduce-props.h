@@ -33,6 +33,7 @@ enum {
   PROP_COMPONENT,
   PROP_INTERVAL,
   PROP_GPU_TIMEOUT,
+  PROP_BINS,
 };
 
 /* What the source pad carries (the output property). */
@@ -64,6 +65,7 @@ typedef struct {
   gint component;
   guint64 interval;
   guint64 gpu_timeout;
+  guint bins; /* 0: the monoid's own */
   guint monoid_serial;
   guint context_serial;
 
