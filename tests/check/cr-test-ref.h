@@ -59,9 +59,14 @@ extern const CrTestMonoid *const cr_test_swept_monoids[4];
 /* The one named @name; NULL if none. */
 const CrTestMonoid *cr_test_monoid_named (const gchar *name);
 
-/* Every built-in monoid (CrTestMonoid pointers, in the order of
- * cr_monoid_builtin_names ()); fails when a built-in has no reference here,
- * or a reference here no built-in. */
+/* The built-ins that count bins, whose results are not scalars: checked
+ * against their own reference in test-gpu-histogram.c. NULL-terminated. */
+extern const gchar *const cr_test_binned_monoids[2];
+
+/* Every built-in monoid with scalar results (CrTestMonoid pointers, in the
+ * order of cr_monoid_builtin_names ()); fails when a built-in has no
+ * reference here or in cr_test_binned_monoids, or a reference here no
+ * built-in. */
 GPtrArray *cr_test_builtin_monoids (void);
 
 /* How the element under test is set up; the checks need to know it too. */

@@ -300,11 +300,9 @@ play_to_eos (GstElement *pipeline, const gchar *desc)
   return results;
 }
 
-/* Plays @desc to EOS with a probe on its "frames" element's sink pad;
- * returns the frames and their caps, and the results. */
-static GPtrArray *
-play_keeping_frames (const gchar *desc, GPtrArray *frames, GstCaps **caps,
-    void (*at_eos) (GstElement *))
+GPtrArray *
+cr_test_play_keeping_frames (const gchar *desc, GPtrArray *frames,
+    GstCaps **caps, void (*at_eos) (GstElement *))
 {
   g_autoptr (GError) error = NULL;
   GstElement *pipeline = gst_parse_launch (desc, &error);
@@ -343,9 +341,10 @@ cr_test_check_pipelines (const gchar *desc, const gchar *frames_desc,
       g_ptr_array_new_with_free_func ((GDestroyNotify)gst_buffer_unref);
   g_autoptr (GstCaps) caps = NULL;
   g_autoptr (GPtrArray) results =
-      play_keeping_frames (desc, frames, &caps, at_eos);
+      cr_test_play_keeping_frames (desc, frames, &caps, at_eos);
   if (frames_desc)
-    g_ptr_array_unref (play_keeping_frames (frames_desc, frames, &caps, NULL));
+    g_ptr_array_unref (
+        cr_test_play_keeping_frames (frames_desc, frames, &caps, NULL));
   fail_unless (caps != NULL, "%s: no element named frames", desc);
   GstVideoInfo info;
   fail_unless (gst_video_info_from_caps (&info, caps));

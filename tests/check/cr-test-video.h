@@ -55,6 +55,12 @@ GstBuffer *cr_test_frame_buffer (const CrTestFrame *f, guint n);
  * @caps_info's). */
 CrTestFrame cr_test_frame_of_buffer (
     GstBuffer *buf, const GstVideoInfo *caps_info);
+/* Plays @desc to EOS with a probe on its "frames" element's sink pad,
+ * keeping its buffers in @frames and their caps in *@caps; returns the
+ * results (GstStructures). @at_eos, where not NULL, sees the pipeline at
+ * EOS. */
+GPtrArray *cr_test_play_keeping_frames (const gchar *desc, GPtrArray *frames,
+    GstCaps **caps, void (*at_eos) (GstElement *));
 /* A pad probe that keeps a reference to every buffer in the GPtrArray. */
 GstPadProbeReturn cr_test_keep_frame (
     GstPad *pad, GstPadProbeInfo *info, gpointer frames);

@@ -24,6 +24,9 @@ expect() {
 
 expect 0 "float32  mean:float64, variance:float64" --list
 expect 0 "int8     value:int8, index:uint64" --list
+expect 0 "uint16   histogram:uint64[256], below:uint64, above:uint64, nan:uint64" --list
+expect 1 "monoid sum counts no bins" --bins 10 sum
+expect 1 "a histogram has 1 to 65536 bins" --bins 70000 histogram
 expect 2 "no input type 'int7'" --type int7 sum
 expect 2 "Usage" 
 expect 1 'There is no built-in monoid named "nosuch"' nosuch
@@ -70,6 +73,9 @@ expect 0 "sum on float32: ok" --type float32 --single sum
 expect 0 "sumsq+minmax on int16: ok" --type int16 --single sumsq+minmax
 expect 0 "range on float64: ok" --type float64 --single "$src/examples/monoids/range.monoid"
 expect 0 "struct Acc {" --type uint8 --single --source count_gt
+expect 0 "histogram on uint16: ok (" --type uint16 --single --bins 4096 histogram
+expect 0 "histogram:uint64[4096]" --type uint16 --single --bins 4096 histogram
+expect 0 "#define CR_BINS 100" --type int8 --single --bins 100 --source histogram
 expect 0 "t on int32: ok (" --type int32 --single --accumulator s:wide \
   --load 'Acc r; r.s = x; return r;' --combine 'Acc r; r.s = a.s + b.s; return r;' \
   --identity 'Acc r; r.s = 0; return r;' t

@@ -6,6 +6,7 @@
 #include "cr-program.h"
 
 #include <glib/gstdio.h>
+#include <math.h>
 #include <string.h>
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -151,6 +152,7 @@ GST_START_TEST (test_builtins)
     { "absmax", "absmax" },
     { "argmax", "value,index" },
     { "count_gt", "greater" },
+    { "histogram", "" },
     { "max", "max" },
     { "mean_var", "mean,variance" },
     { "min", "min" },
@@ -680,6 +682,183 @@ GST_START_TEST (test_names_stay_in_the_comment)
 
 GST_END_TEST;
 
+static CrMonoid *
+parse (const gchar *data)
+{
+  g_autoptr (GError) error = NULL;
+  CrMonoid *m =
+      cr_monoid_new_from_data (data, strlen (data), "test.monoid", &error);
+  fail_unless (m != NULL, "%s:\n%s", error ? error->message : "", data);
+  return m;
+}
+
+#define COUNTS_ONLY "[Monoid]\nName=h\nBins=%s\nContext=lo:float64;hi:float64\n"
+
+/* Bins: a number from 1 to CR_BINS_MAX; a monoid may only count, or
+ * count besides its accumulator; the range comes from lo and hi. */
+GST_START_TEST (test_bins)
+{
+  g_autofree gchar *ok = g_strdup_printf (COUNTS_ONLY, " 64 ");
+  g_autoptr (CrMonoid) m = parse (ok);
+  fail_unless_equals_int (m->bins, 64);
+  fail_if (cr_monoid_has_accumulator (m));
+  fail_unless (m->load == NULL && m->combine == NULL && m->identity == NULL);
+
+  g_autofree gchar *both = g_strconcat (good_file, "Bins=8\n", NULL);
+  g_autoptr (CrMonoid) with = parse (both);
+  fail_unless_equals_int (with->bins, 8);
+  fail_unless (cr_monoid_has_accumulator (with));
+
+  static const gchar *const bad[] = { "0", "65537", "-1", "abc", "1.5",
+    "99999999999999999999" };
+  for (guint k = 0; k < G_N_ELEMENTS (bad); k++) {
+    g_autofree gchar *data = g_strdup_printf (COUNTS_ONLY, bad[k]);
+    assert_rejected (data, CR_ERROR_MONOID_INVALID, "whole number from 1 to");
+  }
+  /* No range to be even over. */
+  assert_rejected ("[Monoid]\nBins=4\n", CR_ERROR_FIELDS, "lo and hi");
+  assert_rejected ("[Monoid]\nBins=4\nContext=lo:float64;hi:int32\n",
+      CR_ERROR_FIELDS, "as float64");
+  /* Counting only, or a whole monoid: not half of one. */
+  g_autofree gchar *half =
+      g_strdup_printf (COUNTS_ONLY "Load=return {};\n", "4");
+  assert_rejected (half, CR_ERROR_MONOID_INVALID, "Accumulator");
+  g_autofree gchar *partial = edit ("Combine", NULL);
+  g_autofree gchar *partial_bins = g_strconcat (partial, "Bins=4\n", NULL);
+  assert_rejected (partial_bins, CR_ERROR_MONOID_INVALID, "Combine");
+  /* The counts' names are taken. */
+  g_autofree gchar *taken = g_strdup_printf (COUNTS_ONLY
+      "Accumulator=below:uint64\nLoad=Acc r; r.below = 0; return r;\n"
+      "Combine=return a;\nIdentity=Acc r; r.below = 0; return r;\n",
+      "4");
+  assert_rejected (taken, CR_ERROR_FIELDS, "taken by the counts");
+
+  /* The bins property: another number, never on a monoid without bins. */
+  g_autoptr (GError) error = NULL;
+  g_autoptr (CrMonoid) more = cr_monoid_with_bins (m, 4096, &error);
+  fail_unless (more != NULL && more->bins == 4096 && m->bins == 64);
+  g_autoptr (CrMonoid) sum = cr_monoid_load ("sum", &error);
+  fail_if (cr_monoid_with_bins (sum, 8, &error));
+  fail_unless (strstr (error->message, "counts no bins") != NULL);
+  g_clear_error (&error);
+  fail_if (cr_monoid_with_bins (m, CR_BINS_MAX + 1, &error));
+  g_clear_error (&error);
+
+  /* Not fused yet: said so. */
+  fail_if (cr_monoid_load ("sum+histogram", &error));
+  fail_unless (
+      strstr (error->message, "not fused yet") != NULL, "%s", error->message);
+}
+
+GST_END_TEST;
+
+/* A monoid with bins: its results as the host reads them, after the
+ * monoid's own, and the kernels' layout turned into them. */
+GST_START_TEST (test_bins_layout)
+{
+  g_autofree gchar *both = g_strconcat (good_file, "Bins=5\n", NULL);
+  g_autoptr (CrMonoid) m = parse (both);
+  g_autoptr (CrProgram) p = cr_program_new (m, CR_TYPE_UINT8);
+  const CrLayout *out = &p->out;
+  fail_unless_equals_int (out->n_fields, 5);
+  fail_unless_equals_int (p->bins_field, 1);
+  static const gchar *const names[] = { "inside", "histogram", "below", "above",
+    "nan" };
+  static const gsize offsets[] = { 0, 8, 48, 56, 64 };
+  for (guint f = 0; f < 5; f++) {
+    fail_unless_equals_string (out->names[f], names[f]);
+    fail_unless_equals_int (out->offsets[f], offsets[f]);
+    fail_unless_equals_int (out->lengths[f], f == 1 ? 5 : 1);
+  }
+  fail_unless_equals_int (out->size, 72);
+  fail_unless (strstr (p->source, "#define CR_BINS 5\n") != NULL);
+
+  /* Three channels as the kernels leave them: every Out (8 bytes), then
+   * every channel's 8 counters. */
+  const guint channels = 3, slots = 8;
+  guint8 device[3 * 8 + 3 * 8 * 8];
+  for (guint c = 0; c < channels; c++) {
+    const guint64 inside = 100 + c;
+    memcpy (device + c * 8, &inside, 8);
+    for (guint k = 0; k < slots; k++) {
+      const guint64 n = c * 1000 + k;
+      memcpy (device + 24 + (c * slots + k) * 8, &n, 8);
+    }
+  }
+  guint8 values[3 * 72];
+  cr_program_unpack (p, channels, device, values);
+  for (guint c = 0; c < channels; c++) {
+    guint64 got;
+    memcpy (&got, values + c * 72, 8);
+    fail_unless_equals_uint64 (got, 100 + c);
+    for (guint k = 0; k < slots; k++) {
+      memcpy (&got, values + c * 72 + 8 + k * 8, 8);
+      fail_unless_equals_uint64 (got, c * 1000 + k);
+    }
+  }
+}
+
+GST_END_TEST;
+
+/* lo and hi: an integer type's whole range by default; what each input
+ * type accepts. */
+GST_START_TEST (test_bins_range)
+{
+  g_autofree gchar *text = g_strdup_printf (COUNTS_ONLY, "256");
+  g_autoptr (CrMonoid) m = parse (text);
+  const struct {
+    CrType type;
+    gdouble lo, hi;
+    gdouble want_lo, want_hi; /* NAN: refused */
+    const gchar *says;
+  } cases[] = {
+    { CR_TYPE_UINT8, 0, 0, 0, 256, NULL },
+    { CR_TYPE_INT8, 0, 0, -128, 128, NULL },
+    { CR_TYPE_INT16, 0, 0, -32768, 32768, NULL },
+    { CR_TYPE_UINT32, 0, 0, 0, 4294967296.0, NULL },
+    { CR_TYPE_INT32, -10, 10, -10, 10, NULL },
+    { CR_TYPE_UINT8, 10, 10, NAN, NAN, "whole numbers" },
+    { CR_TYPE_UINT8, 0, 257, NAN, NAN, "whole numbers" },
+    { CR_TYPE_UINT8, -1, 10, NAN, NAN, "whole numbers" },
+    { CR_TYPE_INT16, 0.5, 10, NAN, NAN, "whole numbers" },
+    { CR_TYPE_INT64, 0, 0, NAN, NAN, "need a range" },
+    { CR_TYPE_INT64, -512, 512, -512, 512, NULL },
+    { CR_TYPE_UINT64, 0, 1000, NAN, NAN, "divide" },
+    { CR_TYPE_INT64, 0, 1e17, NAN, NAN, "whole numbers" },
+    { CR_TYPE_FLOAT32, 0, 0, NAN, NAN, "need a range" },
+    { CR_TYPE_FLOAT64, 1, -1, NAN, NAN, "need a range" },
+    { CR_TYPE_FLOAT64, -INFINITY, 1, NAN, NAN, "need a range" },
+    { CR_TYPE_FLOAT32, -1, 1, -1, 1, NULL },
+  };
+  for (guint k = 0; k < G_N_ELEMENTS (cases); k++) {
+    g_autoptr (CrProgram) p = cr_program_new (m, cases[k].type);
+    g_autoptr (GHashTable) values = g_hash_table_new_full (
+        g_str_hash, g_str_equal, NULL, (GDestroyNotify)g_free);
+    GValue *lo = g_new0 (GValue, 1), *hi = g_new0 (GValue, 1);
+    g_value_set_double (g_value_init (lo, G_TYPE_DOUBLE), cases[k].lo);
+    g_value_set_double (g_value_init (hi, G_TYPE_DOUBLE), cases[k].hi);
+    g_hash_table_insert (values, "lo", lo);
+    g_hash_table_insert (values, "hi", hi);
+    guint8 ctx[16];
+    g_autoptr (GError) error = NULL;
+    const gboolean ok = cr_program_pack_context (p, 0, values, ctx, &error);
+    if (isnan (cases[k].want_lo)) {
+      fail_if (ok, "case %u accepted", k);
+      fail_unless (strstr (error->message, cases[k].says) != NULL,
+          "case %u: %s", k, error->message);
+      continue;
+    }
+    fail_unless (ok, "case %u: %s", k, error ? error->message : "");
+    gdouble got_lo, got_hi;
+    memcpy (&got_lo, ctx + p->ctx.offsets[cr_layout_find (&p->ctx, "lo")], 8);
+    memcpy (&got_hi, ctx + p->ctx.offsets[cr_layout_find (&p->ctx, "hi")], 8);
+    fail_unless (got_lo == cases[k].want_lo && got_hi == cases[k].want_hi,
+        "case %u: %g..%g", k, got_lo, got_hi);
+  }
+}
+
+GST_END_TEST;
+
 static Suite *
 monoid_suite (void)
 {
@@ -702,6 +881,9 @@ monoid_suite (void)
   tcase_add_test (tc, test_many_fields);
   tcase_add_test (tc, test_bad_escapes);
   tcase_add_test (tc, test_names_stay_in_the_comment);
+  tcase_add_test (tc, test_bins);
+  tcase_add_test (tc, test_bins_layout);
+  tcase_add_test (tc, test_bins_range);
   return s;
 }
 

@@ -673,12 +673,18 @@ GST_END_TEST;
 GST_START_TEST (test_ref_knows_every_builtin)
 {
   g_autoptr (GPtrArray) monoids = cr_test_builtin_monoids ();
-  g_auto (GStrv) names = cr_monoid_builtin_names ();
-  fail_unless_equals_int (monoids->len, g_strv_length (names));
+  g_auto (GStrv) all = cr_monoid_builtin_names ();
+  g_autoptr (GPtrArray) names = g_ptr_array_new ();
+  for (guint k = 0; all[k]; k++)
+    if (!g_strv_contains (cr_test_binned_monoids, all[k]))
+      g_ptr_array_add (names, all[k]);
+  fail_unless_equals_int (monoids->len, names->len);
+  fail_unless_equals_int (g_strv_length (all),
+      names->len + g_strv_length ((gchar **)cr_test_binned_monoids));
   for (guint k = 0; k < monoids->len; k++) {
     const CrTestMonoid *m = g_ptr_array_index (monoids, k);
-    fail_unless_equals_string (m->name, names[k]);
-    fail_unless (cr_test_monoid_named (names[k]) == m);
+    fail_unless_equals_string (m->name, g_ptr_array_index (names, k));
+    fail_unless (cr_test_monoid_named (m->name) == m);
   }
   fail_unless (cr_test_monoid_named ("nosuch") == NULL);
 }
