@@ -81,7 +81,7 @@ die (const gchar *what, GError *error)
   exit (1);
 }
 
-static void
+void
 check_cu (CUresult res, const gchar *what)
 {
   if (res != CUDA_SUCCESS) {
@@ -158,7 +158,7 @@ launch_ours (Bench *b, gpointer data, CUdeviceptr in, gsize n)
     die ("reduction", error);
 }
 
-static void
+void
 launch_copy (Bench *b, gpointer data, CUdeviceptr in, gsize n)
 {
   check_cu (b->cu->MemcpyDtoDAsync (b->copy_dst, in, n * 4, b->stream), "copy");
@@ -576,7 +576,7 @@ compile_costs (Bench *b, const gchar *self, FILE *csv)
 }
 
 static const gchar *const parts[] = { "single", "channels", "fused", "compile",
-  NULL };
+  "histogram", NULL };
 
 /* Whether --only (NULL: everything) asks for @part. */
 static gboolean
@@ -603,6 +603,7 @@ main (int argc, char **argv)
   const gchar *compile_csv_path = "bench-compile.csv";
   const gchar *channels_csv_path = "bench-channels.csv";
   const gchar *fused_csv_path = "bench-fused.csv";
+  const gchar *histogram_csv_path = "bench-histogram.csv";
   /* The parts to run: single, channels, fused, compile. */
   g_auto (GStrv) only = NULL;
   g_autoptr (GError) error = NULL;
@@ -622,6 +623,8 @@ main (int argc, char **argv)
       channels_csv_path = argv[++k];
     else if (strcmp (argv[k], "--fused-csv") == 0 && k + 1 < argc)
       fused_csv_path = argv[++k];
+    else if (strcmp (argv[k], "--histogram-csv") == 0 && k + 1 < argc)
+      histogram_csv_path = argv[++k];
     else if (strcmp (argv[k], "--only") == 0 && k + 1 < argc && !only)
       only = g_strsplit (argv[++k], ",", -1);
     else if (strcmp (argv[k], "--channels-only") == 0 && !only)
@@ -629,8 +632,8 @@ main (int argc, char **argv)
     else {
       g_printerr ("usage: %s [--max-bytes N] [--csv FILE] "
                   "[--compile-csv FILE] [--channels-csv FILE] "
-                  "[--fused-csv FILE] "
-                  "[--only single,channels,fused,compile]\n",
+                  "[--fused-csv FILE] [--histogram-csv FILE] "
+                  "[--only single,channels,fused,compile,histogram]\n",
           argv[0]);
       return 2;
     }
@@ -638,7 +641,7 @@ main (int argc, char **argv)
   for (guint k = 0; only && only[k]; k++)
     if (!g_strv_contains (parts, only[k])) {
       g_printerr ("bench-reduce: --only: no part called '%s' (the parts: "
-                  "single, channels, fused, compile)\n",
+                  "single, channels, fused, compile, histogram)\n",
           only[k]);
       return 2;
     }
@@ -721,6 +724,11 @@ main (int argc, char **argv)
   if (wants (only, "fused")) {
     FILE *csv = open_table (fused_csv_path);
     run_fused (&b, max_bytes, csv, cub_sum);
+    fclose (csv);
+  }
+  if (wants (only, "histogram")) {
+    FILE *csv = open_table (histogram_csv_path);
+    run_histograms (&b, max_bytes, csv);
     fclose (csv);
   }
   if (wants (only, "compile")) {

@@ -32,6 +32,8 @@ typedef struct {
 } Bench;
 
 void die (const gchar *what, GError *error);
+/* Exits, naming @what, unless @res is CUDA_SUCCESS. */
+void check_cu (CUresult res, const gchar *what);
 /* Which region holds data of @type: 0 int32, 1 float32. */
 gint region_of (CrType type);
 
@@ -40,6 +42,9 @@ gint region_of (CrType type);
 typedef void (*LaunchFn) (Bench *b, gpointer data, CUdeviceptr in, gsize n);
 gdouble time_launches (
     Bench *b, LaunchFn launch, gpointer data, gint which, gsize bytes);
+
+/* A device-to-device copy of n * 4 bytes: the bandwidth ceiling. */
+void launch_copy (Bench *b, gpointer data, CUdeviceptr in, gsize n);
 
 /* One reduction of ours with a packed context. */
 typedef struct {
@@ -52,6 +57,11 @@ void launch_ours (Bench *b, gpointer data, CUdeviceptr in, gsize n);
 gdouble time_cub (
     Bench *b, CrCubOp op, gdouble threshold, gint which, gsize bytes);
 #endif
+
+/* bench-histogram.c: the histogram monoid against CUB's DeviceHistogram
+ * (8-bit with 256 bins, RGBA, 16-bit with 256, 1,024 and 4,096 bins), each
+ * result checked against CUB's counts. */
+void run_histograms (Bench *b, gsize max_bytes, FILE *csv);
 
 /* bench-fused.c: fused programs of 1 to 4 members against their members
  * launched one after another, the slowest member alone and CUB's Sum. */

@@ -27,6 +27,21 @@ typedef enum {
 int cr_cub_reduce (CrCubOp op, const void *in, unsigned long long n, void *out,
     void *temp, size_t *temp_bytes, void *stream, double threshold);
 
+/* CUB's DeviceHistogram (cub-histogram.cu): even bins over a type's
+ * whole range. */
+typedef enum {
+  CR_CUB_HISTOGRAM_U8, /* HistogramEven, uint8, one channel */
+  CR_CUB_HISTOGRAM_U16, /* HistogramEven, uint16, one channel */
+  CR_CUB_HISTOGRAM_RGBA, /* MultiHistogramEven<4, 3>, uint8 */
+} CrCubHistogram;
+
+/* Counts @n samples (all channels) at device address @in into @bins
+ * 32-bit counters per counted channel at device address @counts; as
+ * cr_cub_reduce with @temp NULL. */
+int cr_cub_histogram (CrCubHistogram kind, const void *in, unsigned long long n,
+    int bins, unsigned int *counts, void *temp, size_t *temp_bytes,
+    void *stream);
+
 /* "Sum", "TransformReduce", ... for reports. */
 const char *cr_cub_describe (CrCubOp op);
 
