@@ -2,7 +2,7 @@
  * with NVRTC and no GPU, and lists the built-ins.
  *
  *   cudareduce-monoid [--type=TYPE|all] [--arch=SM] [--single] [--source]
- *                     MONOID
+ *                     [--bins=N] MONOID
  *   cudareduce-monoid [...] --load=BODY --accumulator=FIELDS ... [NAME]
  *   cudareduce-monoid --list
  *
@@ -17,6 +17,7 @@
  * line. */
 #include "cr-compiler.h"
 #include "cr-cuda.h"
+#include "cr-error.h"
 #include "cr-monoid-names.h"
 #include "cr-nvrtc-facts.h"
 #include "cr-program.h"
@@ -31,6 +32,7 @@ static gint arch_option = G_MININT; /* G_MININT: not given */
 static gboolean single_option;
 static gboolean source_option;
 static gboolean list_option;
+static gint bins_option;
 static gchar *inline_text[7];
 
 static const GOptionEntry entries[] = {
@@ -50,6 +52,10 @@ static const GOptionEntry entries[] = {
       "List the built-in monoids and their result fields for each input "
       "type",
       NULL },
+  { "bins", 0, 0, G_OPTION_ARG_INT, &bins_option,
+      "Bins of a monoid that counts values in bins, as the element's bins "
+      "property sets them (0: the monoid's own)",
+      "N" },
   { "accumulator", 0, 0, G_OPTION_ARG_STRING, &inline_text[0],
       "Inline monoid: the accumulator's fields", "FIELDS" },
   { "load", 0, 0, G_OPTION_ARG_STRING, &inline_text[1],
@@ -97,14 +103,21 @@ shown (const gchar *s, gboolean lines)
   return g_string_free (out, FALSE);
 }
 
-/* "mean:float64, variance:float64" */
+/* "mean:float64, variance:float64", and a histogram's
+ * "histogram:uint64[256]": the results of @monoid on @type input as the
+ * element gives them. */
 static gchar *
-describe_fields (const CrLayout *layout)
+describe_results (CrMonoid *monoid, CrType type)
 {
+  g_autoptr (CrProgram) program = cr_program_new (monoid, type);
+  const CrLayout *layout = &program->out;
   GString *s = g_string_new (NULL);
-  for (guint k = 0; k < layout->n_fields; k++)
+  for (guint k = 0; k < layout->n_fields; k++) {
     g_string_append_printf (s, "%s%s:%s", k ? ", " : "", layout->names[k],
         cr_type_name (layout->types[k]));
+    if ((gint)k == program->bins_field)
+      g_string_append_printf (s, "[%u]", layout->lengths[k]);
+  }
   return g_string_free (s, FALSE);
 }
 
@@ -131,11 +144,8 @@ list_builtins (void)
       g_print ("\n");
     }
     for (gint t = 0; t < CR_N_TYPES; t++) {
-      CrLayout out;
-      cr_layout_init (&out, cr_monoid_result_fields (monoid), t);
-      g_autofree gchar *fields = describe_fields (&out);
+      g_autofree gchar *fields = describe_results (monoid, t);
       g_print ("  %-8s %s\n", cr_type_name (t), fields);
-      cr_layout_clear (&out);
     }
   }
   return 0;
@@ -203,7 +213,7 @@ check_arch (gint arch)
 /* @name as the monoid property takes it, or with --load the inline
  * options, named @name (cr_monoid_new names it "custom" without). */
 static CrMonoid *
-load_monoid (const gchar *name, GError **error)
+load_named (const gchar *name, GError **error)
 {
   if (inline_text[1] == NULL)
     return cr_monoid_load (name, error);
@@ -218,6 +228,21 @@ load_monoid (const gchar *name, GError **error)
     .finalize = inline_text[6],
   };
   return cr_monoid_new (&text, CR_MONOID_INLINE_ORIGIN, error);
+}
+
+/* The same with --bins applied. */
+static CrMonoid *
+load_monoid (const gchar *name, GError **error)
+{
+  g_autoptr (CrMonoid) m = load_named (name, error);
+  if (m == NULL || bins_option == 0)
+    return g_steal_pointer (&m);
+  if (bins_option < 0) {
+    g_set_error (error, CR_ERROR, CR_ERROR_FIELDS,
+        "--bins=%d: give a number of bins, or 0", bins_option);
+    return NULL;
+  }
+  return cr_monoid_with_bins (m, (guint)bins_option, error);
 }
 
 /* NVRTC's warnings of code whose results are undefined, taken as errors:
@@ -306,10 +331,7 @@ check_type (CrMonoid *monoid, CrType type, gint arch, GString *out)
         undefined_warnings[undefined].why, shown_warnings);
     return FALSE;
   }
-  CrLayout result;
-  cr_layout_init (&result, cr_monoid_result_fields (monoid), type);
-  g_autofree gchar *fields = describe_fields (&result);
-  cr_layout_clear (&result);
+  g_autofree gchar *fields = describe_results (monoid, type);
   g_string_append_printf (out, "%s on %s: ok (%s, %.0f ms): %s\n", name,
       cr_type_name (type), compiled->target, compiled->seconds * 1e3, fields);
   /* Other warnings do not stop the element, which logs them at DEBUG
