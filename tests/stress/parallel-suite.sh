@@ -21,7 +21,8 @@ groups=("gpu-builtins gpu-stuck gpu-stuck-launch"
   "gpu-channels gpu-multi gpu-level"
   "gpu-video gpu-element gpu-memory gpu-async gpu-python-examples"
   "gpu-intervals gpu-batch gpu-cuda gpu-fused")
-for t in $(meson test -C "$build" --list --suite gpu --no-rebuild 2>/dev/null | sed -n 's|^.* / ||p'); do
+# Meson lists "project:suite / name", older ones "project:name".
+for t in $(meson test -C "$build" --list --suite gpu --no-rebuild 2>/dev/null | sed -e 's|^.* / ||' -e 's|^.*:||'); do
   [[ " ${groups[*]} " == *" $t "* ]] || groups[3]+=" $t"
 done
 status=0 i=0 pids=()
