@@ -80,6 +80,7 @@ cr_monoid_fuse (GPtrArray *members, const gchar *const *labels, GError **error)
   fused->accumulator = cr_fields_new ();
   fused->context = cr_fields_new ();
   fused->output = cr_fields_new ();
+  fused->percentiles = cr_percentiles_new ();
   fused->members =
       g_ptr_array_new_with_free_func ((GDestroyNotify)cr_monoid_unref);
   for (guint k = 0; k < members->len; k++) {

@@ -10,8 +10,8 @@
 #define MONOID_GROUP "Monoid"
 
 static const gchar *const known_keys[] = { "Name", "Description", "Accumulator",
-  "Context", "Output", "Load", "Combine", "Identity", "Finalize", "Bins",
-  NULL };
+  "Context", "Output", "Load", "Combine", "Identity", "Finalize", "Bins", "Bin",
+  "Percentiles", NULL };
 
 const gchar *const cr_bins_field_names[5] = { "histogram", "below", "above",
   "nan", NULL };
@@ -134,6 +134,8 @@ monoid_clear (gpointer data)
   g_free (m->combine);
   g_free (m->identity);
   g_free (m->finalize);
+  g_free (m->bin);
+  g_clear_pointer (&m->percentiles, g_array_unref);
   g_clear_pointer (&m->members, g_ptr_array_unref);
   g_strfreev (m->labels);
 }
@@ -182,14 +184,165 @@ parse_bins (const gchar *text, const gchar *origin, guint *bins, GError **error)
   return TRUE;
 }
 
-/* Even bins read their range from the context fields lo and hi, and the
- * counts are results beside the monoid's own. */
+static void
+percentiles_clear (gpointer data)
+{
+  CrPercentiles *p = data;
+  g_free (p->name);
+  g_clear_pointer (&p->points, g_array_unref);
+}
+
+GArray *
+cr_percentiles_new (void)
+{
+  GArray *list = g_array_new (FALSE, TRUE, sizeof (CrPercentiles));
+  g_array_set_clear_func (list, percentiles_clear);
+  return list;
+}
+
+static guint
+count_points (const GArray *list)
+{
+  guint n = 0;
+  for (guint k = 0; k < list->len; k++)
+    n += g_array_index (list, CrPercentiles, k).points->len;
+  return n;
+}
+
+/* A percentile's point: a number from 0 to 1. */
+static gboolean
+check_point (gdouble p, const gchar *what, GError **error)
+{
+  if (p >= 0 && p <= 1)
+    return TRUE;
+  g_set_error (error, CR_ERROR, CR_ERROR_MONOID_INVALID,
+      "%s: the percentile %g is not from 0 to 1; write the 10th percentile "
+      "as 0.1",
+      what, p);
+  return FALSE;
+}
+
+/* "Percentiles=low:0.1;high:0.9;deciles:0.1,0.2": a field per name, of
+ * one point or (several) an array. Names are checked with the others. */
+static gboolean
+parse_percentiles (
+    const gchar *text, const gchar *origin, GArray **list, GError **error)
+{
+  g_autoptr (GArray) parsed = cr_percentiles_new ();
+  g_auto (GStrv) items = g_strsplit (text ? text : "", ";", -1);
+  g_autofree gchar *what = g_strdup_printf ("%s: Percentiles", origin);
+
+  for (guint k = 0; items[k]; k++) {
+    g_strstrip (items[k]);
+    if (items[k][0] == '\0')
+      continue;
+    const gchar *colon = strchr (items[k], ':');
+    if (colon == NULL) {
+      g_set_error (error, CR_ERROR, CR_ERROR_MONOID_INVALID,
+          "%s: \"%s\" has no points; write name:point, e.g. low:0.1, or "
+          "name:point,point for an array",
+          what, items[k]);
+      return FALSE;
+    }
+    CrPercentiles field = { g_strstrip (g_strndup (items[k], colon - items[k])),
+      g_array_new (FALSE, FALSE, sizeof (gdouble)), FALSE };
+    g_array_append_val (parsed, field);
+    /* "low:" is one empty point, not none. */
+    g_auto (GStrv) points = g_strsplit (colon + 1, ",", 0);
+    if (points[0] == NULL) {
+      g_set_error (error, CR_ERROR, CR_ERROR_MONOID_INVALID,
+          "%s: %s has no points; write name:point, e.g. low:0.1", what,
+          field.name);
+      return FALSE;
+    }
+    for (guint j = 0; points[j]; j++) {
+      g_strstrip (points[j]);
+      gchar *end = NULL;
+      const gdouble p = g_ascii_strtod (points[j], &end);
+      if (points[j][0] == '\0' || *end != '\0') {
+        g_set_error (error, CR_ERROR, CR_ERROR_MONOID_INVALID,
+            "%s: \"%s\" of %s is not a number; write the 10th percentile "
+            "as 0.1",
+            what, points[j], field.name);
+        return FALSE;
+      }
+      if (!check_point (p, what, error))
+        return FALSE;
+      g_array_append_val (field.points, p);
+    }
+    g_array_index (parsed, CrPercentiles, parsed->len - 1).array =
+        field.points->len > 1;
+  }
+  if (count_points (parsed) > CR_PERCENTILES_MAX) {
+    g_set_error (error, CR_ERROR, CR_ERROR_MONOID_INVALID,
+        "%s: %u points, and a monoid reports at most %d", what,
+        count_points (parsed), CR_PERCENTILES_MAX);
+    return FALSE;
+  }
+  *list = g_steal_pointer (&parsed);
+  return TRUE;
+}
+
+/* Whether @name is a result field of @m's already: its own, the counts,
+ * or another percentile field before @before. */
+static const gchar *
+result_name_taken (
+    const CrMonoid *m, GArray *results, const gchar *name, guint before)
+{
+  for (guint f = 0; f < results->len; f++)
+    if (strcmp (g_array_index (results, CrField, f).name, name) == 0)
+      return "a result field of the monoid";
+  if (g_strv_contains (cr_bins_field_names, name))
+    return "the counts of the bins (histogram, below, above, nan)";
+  for (guint k = 0; k < before; k++)
+    if (strcmp (g_array_index (m->percentiles, CrPercentiles, k).name, name)
+        == 0)
+      return "another percentile";
+  return NULL;
+}
+
+/* The results the bus message has besides the monoid's (docs/element.md). */
+static const gchar *const message_fields[] = { "timestamp", "stream-time",
+  "running-time", "duration", "monoid", "count", "channels", "counts", NULL };
+
+/* A percentile's name: a field name that no other result has. */
+static gboolean
+check_percentile_name (const CrMonoid *m, GArray *results, guint k,
+    const gchar *origin, GError **error)
+{
+  const gchar *name = g_array_index (m->percentiles, CrPercentiles, k).name;
+  const gchar *why;
+  if (!cr_is_identifier (name))
+    why = "is not a usable field name; use letters, digits and underscores, "
+          "not starting with a digit";
+  else if (g_strv_contains (message_fields, name))
+    why = "is taken by the bus message's own field of that name";
+  else
+    why = cr_reserved_name_why (name);
+  if (why == NULL) {
+    const gchar *taken = result_name_taken (m, results, name, k);
+    if (taken == NULL)
+      return TRUE;
+    g_set_error (error, CR_ERROR, CR_ERROR_FIELDS,
+        "%s: Percentiles: the name \"%s\" is taken by %s; rename it", origin,
+        name, taken);
+    return FALSE;
+  }
+  g_set_error (error, CR_ERROR, CR_ERROR_FIELDS,
+      "%s: Percentiles: the name \"%s\" %s; choose another name", origin, name,
+      why);
+  return FALSE;
+}
+
+/* Even bins read their range from the context fields lo and hi (a Bin
+ * body needs none), the counts are results beside the monoid's own, and
+ * so are the percentiles. */
 static gboolean
 check_bins_fields (
     const CrMonoid *m, GArray *results, const gchar *origin, GError **error)
 {
   static const gchar *const range[] = { "lo", "hi" };
-  for (guint k = 0; k < G_N_ELEMENTS (range); k++) {
+  for (guint k = 0; m->bin == NULL && k < G_N_ELEMENTS (range); k++) {
     gboolean found = FALSE;
     for (guint f = 0; f < m->context->len; f++) {
       const CrField *field = &g_array_index (m->context, CrField, f);
@@ -201,7 +354,8 @@ check_bins_fields (
       g_set_error (error, CR_ERROR, CR_ERROR_FIELDS,
           "%s: Bins: the bins are even over the context fields lo and hi, "
           "which the monoid must declare as float64: "
-          "Context=lo:float64;hi:float64",
+          "Context=lo:float64;hi:float64 (or give each value its bin with "
+          "a Bin body)",
           origin);
       return FALSE;
     }
@@ -216,6 +370,9 @@ check_bins_fields (
       return FALSE;
     }
   }
+  for (guint k = 0; k < m->percentiles->len; k++)
+    if (!check_percentile_name (m, results, k, origin, error))
+      return FALSE;
   return TRUE;
 }
 
@@ -245,6 +402,23 @@ cr_monoid_new (const CrMonoidText *text, const gchar *origin, GError **error)
 
   if (!parse_bins (text->bins, origin, &m->bins, error))
     return NULL;
+  if (is_blank (text->percentiles))
+    m->percentiles = cr_percentiles_new ();
+  else if (!parse_percentiles (
+               text->percentiles, origin, &m->percentiles, error))
+    return NULL;
+  if (m->bins == 0 && (!is_blank (text->bin) || m->percentiles->len > 0)) {
+    g_set_error (error, CR_ERROR, CR_ERROR_MONOID_INVALID,
+        "%s: %s is set, but the monoid counts no bins; set Bins (the number "
+        "of bins) too",
+        origin, is_blank (text->bin) ? "Percentiles" : "Bin");
+    return NULL;
+  }
+  if (!is_blank (text->bin)) {
+    if (!cr_monoid_body_check (text->bin, "Bin", origin, error))
+      return NULL;
+    m->bin = g_strdup (text->bin);
+  }
   /* A histogram alone: no accumulator, no bodies. */
   const gboolean counts_only = m->bins > 0 && is_blank (text->accumulator)
       && is_blank (text->load) && is_blank (text->combine)
@@ -296,9 +470,7 @@ cr_monoid_new (const CrMonoidText *text, const gchar *origin, GError **error)
     return NULL;
   }
 
-  /* Results become fields of the bus message beside these. */
-  static const gchar *const message_fields[] = { "timestamp", "duration",
-    "monoid", "count", "channels", "counts", NULL };
+  /* Results become fields of the bus message beside its own. */
   GArray *results =
       text->finalize && !is_blank (text->finalize) ? m->output : m->accumulator;
   for (guint f = 0; f < results->len; f++) {
@@ -398,7 +570,8 @@ cr_monoid_new_from_data (
     if (!g_strv_contains (known_keys, keys[k]) && !strchr (keys[k], '[')) {
       g_set_error (error, CR_ERROR, CR_ERROR_MONOID_INVALID,
           "%s: unknown key %s; the keys are Name, Description, Accumulator, "
-          "Context, Output, Load, Combine, Identity, Finalize and Bins",
+          "Context, Output, Load, Combine, Identity, Finalize, Bins, Bin "
+          "and Percentiles",
           origin, keys[k]);
       return NULL;
     }
@@ -424,6 +597,8 @@ cr_monoid_new_from_data (
   g_autofree gchar *identity = GET ("Identity");
   g_autofree gchar *finalize = GET ("Finalize");
   g_autofree gchar *bins = GET ("Bins");
+  g_autofree gchar *bin = GET ("Bin");
+  g_autofree gchar *percentiles = GET ("Percentiles");
 #undef GET
 
   if (name == NULL) {
@@ -433,7 +608,7 @@ cr_monoid_new_from_data (
     name = g_steal_pointer (&base);
   }
   CrMonoidText text = { name, description, accumulator, context, output, load,
-    combine, identity, finalize, bins };
+    combine, identity, finalize, bins, bin, percentiles };
   return cr_monoid_new (&text, origin, error);
 }
 
@@ -441,6 +616,30 @@ gboolean
 cr_monoid_has_accumulator (const CrMonoid *monoid)
 {
   return monoid->accumulator->len > 0;
+}
+
+/* A copy of @m that shares its fields and bodies. */
+static CrMonoid *
+monoid_copy (const CrMonoid *m)
+{
+  CrMonoid *copy = g_atomic_rc_box_new0 (CrMonoid);
+  copy->name = g_strdup (m->name);
+  copy->description = g_strdup (m->description);
+  copy->origin = g_strdup (m->origin);
+  copy->accumulator = g_array_ref (m->accumulator);
+  copy->context = g_array_ref (m->context);
+  copy->output = g_array_ref (m->output);
+  copy->load = g_strdup (m->load);
+  copy->combine = g_strdup (m->combine);
+  copy->identity = g_strdup (m->identity);
+  copy->finalize = g_strdup (m->finalize);
+  copy->bins = m->bins;
+  copy->bin = g_strdup (m->bin);
+  copy->percentiles = g_array_ref (m->percentiles);
+  if (m->members)
+    copy->members = g_ptr_array_ref (m->members);
+  copy->labels = g_strdupv (m->labels);
+  return copy;
 }
 
 CrMonoid *
@@ -460,22 +659,68 @@ cr_monoid_with_bins (CrMonoid *m, guint bins, GError **error)
   }
   if (bins == m->bins)
     return cr_monoid_ref (m);
-  CrMonoid *copy = g_atomic_rc_box_new0 (CrMonoid);
-  copy->name = g_strdup (m->name);
-  copy->description = g_strdup (m->description);
-  copy->origin = g_strdup (m->origin);
-  copy->accumulator = g_array_ref (m->accumulator);
-  copy->context = g_array_ref (m->context);
-  copy->output = g_array_ref (m->output);
-  copy->load = g_strdup (m->load);
-  copy->combine = g_strdup (m->combine);
-  copy->identity = g_strdup (m->identity);
-  copy->finalize = g_strdup (m->finalize);
+  CrMonoid *copy = monoid_copy (m);
   copy->bins = bins;
-  if (m->members)
-    copy->members = g_ptr_array_ref (m->members);
-  copy->labels = g_strdupv (m->labels);
   return copy;
+}
+
+CrMonoid *
+cr_monoid_with_percentiles (CrMonoid *m, const GArray *points, GError **error)
+{
+  if (m->bins == 0) {
+    g_set_error (error, CR_ERROR, CR_ERROR_FIELDS,
+        "percentiles are set, but monoid %s counts no bins to take them "
+        "from; use a monoid with bins (histogram, signalstats)",
+        m->name);
+    return NULL;
+  }
+  for (guint k = 0; k < points->len; k++)
+    if (!check_point (g_array_index (points, gdouble, k), "percentiles", error))
+      return NULL;
+  for (guint k = 0; k < m->percentiles->len; k++) {
+    if (strcmp (g_array_index (m->percentiles, CrPercentiles, k).name,
+            CR_PERCENTILES_FIELD)
+        == 0) {
+      g_set_error (error, CR_ERROR, CR_ERROR_FIELDS,
+          "percentiles are set, but monoid %s has a result field named "
+          "\"" CR_PERCENTILES_FIELD "\" already; rename it in the monoid",
+          m->name);
+      return NULL;
+    }
+  }
+  if (count_points (m->percentiles) + points->len > CR_PERCENTILES_MAX) {
+    g_set_error (error, CR_ERROR, CR_ERROR_FIELDS,
+        "percentiles: %u points, and a monoid reports at most %d",
+        count_points (m->percentiles) + points->len, CR_PERCENTILES_MAX);
+    return NULL;
+  }
+  CrMonoid *copy = monoid_copy (m);
+  g_array_unref (copy->percentiles);
+  copy->percentiles = cr_percentiles_new ();
+  for (guint k = 0; k < m->percentiles->len; k++) {
+    const CrPercentiles *p = &g_array_index (m->percentiles, CrPercentiles, k);
+    CrPercentiles same = { g_strdup (p->name), g_array_ref (p->points),
+      p->array };
+    g_array_append_val (copy->percentiles, same);
+  }
+  GArray *list =
+      g_array_sized_new (FALSE, FALSE, sizeof (gdouble), points->len);
+  g_array_append_vals (list, points->data, points->len);
+  CrPercentiles added = { g_strdup (CR_PERCENTILES_FIELD), list, TRUE };
+  g_array_append_val (copy->percentiles, added);
+  return copy;
+}
+
+GArray *
+cr_monoid_percentile_points (const CrMonoid *m)
+{
+  GArray *all = g_array_new (FALSE, FALSE, sizeof (gdouble));
+  for (guint k = 0; m->percentiles && k < m->percentiles->len; k++) {
+    const GArray *points =
+        g_array_index (m->percentiles, CrPercentiles, k).points;
+    g_array_append_vals (all, points->data, points->len);
+  }
+  return all;
 }
 
 GArray *
@@ -493,6 +738,7 @@ cr_layout_init (CrLayout *layout, GArray *fields, CrType in)
   layout->types = g_new0 (CrType, fields->len + 1);
   layout->offsets = g_new0 (gsize, fields->len + 1);
   layout->lengths = g_new0 (guint, fields->len + 1);
+  layout->arrays = g_new0 (gboolean, fields->len + 1);
   layout->size = 0;
   layout->align = 1;
   for (guint f = 0; f < fields->len; f++) {
@@ -523,6 +769,7 @@ cr_layout_clear (CrLayout *layout)
   g_clear_pointer (&layout->types, g_free);
   g_clear_pointer (&layout->offsets, g_free);
   g_clear_pointer (&layout->lengths, g_free);
+  g_clear_pointer (&layout->arrays, g_free);
 }
 
 gint

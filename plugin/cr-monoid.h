@@ -36,6 +36,8 @@ typedef struct {
   const gchar *identity;
   const gchar *finalize;
   const gchar *bins; /* "256": the monoid also counts values in bins */
+  const gchar *bin; /* body: the bin of a value, instead of even bins */
+  const gchar *percentiles; /* "low:0.1;high:0.9" */
 } CrMonoidText;
 
 /* The most bins a monoid counts in: a 16-bit sample's every value. */
@@ -45,6 +47,24 @@ typedef struct {
  * uint64): the bins' counts (an array), then the values below the range,
  * above it, and NaN. NULL-terminated. */
 extern const gchar *const cr_bins_field_names[5];
+
+/* Percentiles of the counts, a result field of float64 each: one value
+ * (Percentiles=low:0.1 in a file), or an array (several points, or the
+ * element's percentiles property, whose field is "percentiles"). */
+typedef struct {
+  gchar *name;
+  GArray *points; /* gdouble, each from 0 to 1 */
+  gboolean array;
+} CrPercentiles;
+
+/* An empty list of CrPercentiles that frees them. */
+GArray *cr_percentiles_new (void);
+
+/* The result field of the element's percentiles property. */
+#define CR_PERCENTILES_FIELD "percentiles"
+/* The most points a monoid's percentiles have together: each is a constant
+ * of the generated source and a value of every result. */
+#define CR_PERCENTILES_MAX 256
 
 typedef struct {
   gchar *name;
@@ -62,6 +82,12 @@ typedef struct {
    * finds its bin). A monoid with bins may go without an accumulator:
    * then it has no fields and no bodies, and only counts. */
   guint bins;
+  /* The body of cr_bin, which gives a value's bin (a number below 0 counts
+   * as below, one past the last bin as above) instead of even bins over
+   * lo..hi; NULL for even bins. */
+  gchar *bin;
+  /* Reported from the counts, after them (empty without bins). */
+  GArray *percentiles; /* CrPercentiles */
   /* A fused monoid (cr_monoid_fuse) has members and no bodies of its own:
    * its fields are the members' under the names "label.field", and its
    * output is every member's result fields, member by member. */
@@ -90,6 +116,13 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (CrMonoid, cr_monoid_unref)
 /* @monoid with @bins bins instead of its own (the element's bins
  * property); fails for a monoid that counts none. */
 CrMonoid *cr_monoid_with_bins (CrMonoid *monoid, guint bins, GError **error);
+/* @monoid reporting the percentiles @points (gdouble, 0 to 1) too, as the
+ * array CR_PERCENTILES_FIELD (the element's percentiles property); fails
+ * for a monoid that counts no bins, and for points out of range. */
+CrMonoid *cr_monoid_with_percentiles (
+    CrMonoid *monoid, const GArray *points, GError **error);
+/* Every percentile point of @monoid, in the order of its fields. */
+GArray *cr_monoid_percentile_points (const CrMonoid *monoid);
 
 /* Whether @monoid folds an accumulator (a monoid with bins may only
  * count). */
@@ -120,6 +153,9 @@ typedef struct {
   /* Values of the field's type: 1, or a histogram's bins (only in the
    * results the host reads, cr-program.h). */
   guint *lengths;
+  /* Whether a field is reported as an array, even of one value (the
+   * histogram, percentiles given as a list). */
+  gboolean *arrays;
   gsize size;
   gsize align;
 } CrLayout;

@@ -282,31 +282,41 @@ emit_fused (GString *s, const CrProgram *p)
   g_string_free (finalize, TRUE);
 }
 
-/* The counts of @bins bins after the monoid's result fields, as
- * cr_program_unpack lays them out: the bins, below, above, nan (the
- * histogram kernel's slots, kernels/histogram.cu). */
-static void
-append_bins_fields (CrLayout *out, guint bins)
+/* Appends a field of @length values of @type to @out at @offset. */
+static gsize
+append_field (CrLayout *out, const gchar *name, CrType type, guint length,
+    gboolean array, gsize offset)
 {
-  const gchar *const *names = cr_bins_field_names;
-  const guint extra = g_strv_length ((gchar **)names);
-  const guint n = out->n_fields + extra;
-  gsize offset = (out->size + 7) / 8 * 8;
+  const guint f = out->n_fields++;
+  out->names = g_renew (const gchar *, out->names, f + 2);
+  out->types = g_renew (CrType, out->types, f + 2);
+  out->offsets = g_renew (gsize, out->offsets, f + 2);
+  out->lengths = g_renew (guint, out->lengths, f + 2);
+  out->arrays = g_renew (gboolean, out->arrays, f + 2);
+  out->names[f] = name;
+  out->types[f] = type;
+  out->offsets[f] = offset;
+  out->lengths[f] = length;
+  out->arrays[f] = array;
+  out->names[f + 1] = NULL;
+  return offset + cr_type_size (type) * length;
+}
 
-  out->names = g_renew (const gchar *, out->names, n + 1);
-  out->types = g_renew (CrType, out->types, n + 1);
-  out->offsets = g_renew (gsize, out->offsets, n + 1);
-  out->lengths = g_renew (guint, out->lengths, n + 1);
-  for (guint k = 0; k < extra; k++) {
-    const guint f = out->n_fields + k;
-    out->names[f] = names[k];
-    out->types[f] = CR_TYPE_UINT64;
-    out->offsets[f] = offset;
-    out->lengths[f] = k == 0 ? bins : 1;
-    offset += sizeof (guint64) * out->lengths[f];
+/* The counts of @m's bins after its result fields, as cr_program_unpack
+ * lays them out: the bins, below, above, nan (the histogram kernel's
+ * slots, kernels/histogram.cu), then the percentiles. */
+static void
+append_bins_fields (CrLayout *out, const CrMonoid *m)
+{
+  gsize offset = (out->size + 7) / 8 * 8;
+  for (guint k = 0; cr_bins_field_names[k]; k++)
+    offset = append_field (out, cr_bins_field_names[k], CR_TYPE_UINT64,
+        k == 0 ? m->bins : 1, k == 0, offset);
+  for (guint k = 0; k < m->percentiles->len; k++) {
+    const CrPercentiles *p = &g_array_index (m->percentiles, CrPercentiles, k);
+    offset = append_field (
+        out, p->name, CR_TYPE_FLOAT64, p->points->len, p->array, offset);
   }
-  out->names[n] = NULL;
-  out->n_fields = n;
   out->size = offset;
   out->align = MAX (out->align, sizeof (guint64));
 }
@@ -321,14 +331,35 @@ cr_program_unpack (
   }
   const gsize out_bytes = p->out_device.size;
   const gsize counts_bytes = CR_BIN_SLOTS (p->bins) * sizeof (guint64);
+  const gsize points_bytes = p->n_points * sizeof (gdouble);
   const gsize counts_at = (out_bytes + 7) / 8 * 8;
   const guint8 *counts = device + CR_BINS_RESULT_OFFSET (channels, out_bytes);
+  const guint8 *points = counts + channels * counts_bytes;
   for (guint c = 0; c < channels; c++) {
     guint8 *value = values + c * p->out.size;
     memcpy (value, device + c * out_bytes, out_bytes);
     memset (value + out_bytes, 0, counts_at - out_bytes);
     memcpy (value + counts_at, counts + c * counts_bytes, counts_bytes);
+    memcpy (value + counts_at + counts_bytes, points + c * points_bytes,
+        points_bytes);
   }
+}
+
+/* The percentiles' points, as the histogram kernel reads them: exact
+ * (%.17g reads back as the same double). */
+static void
+emit_points (GString *s, const GArray *points)
+{
+  g_string_append_printf (s, "#define CR_PERCENTILES %u\n", points->len);
+  g_string_append (
+      s, "static __device__ const double cr_percentile_points[] = {");
+  for (guint k = 0; k < points->len; k++) {
+    gchar number[G_ASCII_DTOSTR_BUF_SIZE];
+    g_ascii_formatd (
+        number, sizeof number, "%.17g", g_array_index (points, gdouble, k));
+    g_string_append_printf (s, "%s%s", k ? ", " : " ", number);
+  }
+  g_string_append (s, " };\n");
 }
 
 CrKernels
@@ -369,8 +400,10 @@ cr_program_new_with (CrMonoid *monoid, CrType in, CrKernels kernels)
   cr_layout_init (&p->out, cr_monoid_result_fields (monoid), in);
   p->bins = monoid->bins;
   p->bins_field = p->bins ? (gint)p->out.n_fields : -1;
+  g_autoptr (GArray) points = cr_monoid_percentile_points (monoid);
+  p->n_points = points->len;
   if (p->bins)
-    append_bins_fields (&p->out, p->bins);
+    append_bins_fields (&p->out, monoid);
 
   g_autofree gchar *name = comment_escape (monoid->name);
   g_autofree gchar *origin = comment_escape (monoid->origin);
@@ -403,11 +436,19 @@ cr_program_new_with (CrMonoid *monoid, CrType in, CrKernels kernels)
       !!(kernels & CR_KERNELS_VEC2), !!(kernels & CR_KERNELS_VEC4),
       !!(kernels & CR_KERNELS_VEC8));
   if (p->bins)
-    g_string_append_printf (s, "#define CR_BINS %u\n", p->bins);
+    g_string_append_printf (s, "#define CR_BINS %u\n#define CR_BIN_BODY %d\n",
+        p->bins, monoid->bin != NULL);
+  if (p->n_points)
+    emit_points (s, points);
   if (monoid->members)
     emit_fused (s, p);
   else
     emit_monoid (s, monoid, &p->acc, &p->ctx, &p->out_device, NULL);
+  if (monoid->bin)
+    emit_function (s,
+        "long long cr_bin (const In x, const unsigned long long i, "
+        "const Ctx &ctx)",
+        "Bin", monoid->bin);
   g_string_append (s, kernel_template (per_channel));
   if (p->bins)
     append_kernel (s, "histogram.cu");
@@ -614,7 +655,8 @@ cr_program_pack_context (const CrProgram *program, gdouble threshold,
     GHashTable *values, guint8 *ctx, GError **error)
 {
   return pack_context (program, threshold, values, ctx, error)
-      && (program->bins == 0 || resolve_range (program, ctx, error));
+      && (program->bins == 0 || program->monoid->bin != NULL
+          || resolve_range (program, ctx, error));
 }
 
 static gboolean

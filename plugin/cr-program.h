@@ -50,8 +50,8 @@ typedef struct {
   CrLayout out;
   CrLayout out_device; /* the monoid's Out alone, as its kernels write it */
   guint bins; /* the monoid's; 0: no histogram kernel */
-  gint bins_field; /* the histogram's index in out (an array even of one
-                      bin), or -1 */
+  gint bins_field; /* the histogram's index in out, or -1 */
+  guint n_points; /* the percentiles' points, all fields together */
   gboolean per_channel; /* has CR_KERNELS_CHANNELS */
   gchar *source;
 } CrProgram;
@@ -79,8 +79,9 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (CrProgram, cr_program_free)
   (((gsize)(channels) * (out_bytes) + 7) / 8 * 8)
 
 /* Turns @channels results as the kernels wrote them (every channel's Out,
- * then every channel's counts) into the host's values (channel after
- * channel, each out.size bytes). */
+ * then every channel's counts, then every channel's n_points percentiles
+ * as doubles) into the host's values (channel after channel, each out.size
+ * bytes). */
 void cr_program_unpack (const CrProgram *program, guint channels,
     const guint8 *device, guint8 *values);
 

@@ -301,13 +301,14 @@ cr_reducer_compiled (const CrReducer *r)
   return r->compiled;
 }
 
-/* The histogram of @lines lines of @line_bytes, @pitch bytes apart, in
- * one launch after the monoid's, on the same stream: it counts into the
- * result the monoid's kernels write (CR_BINS_RESULT_OFFSET). */
+/* The histogram of @lines lines of @line_bytes, @pitch bytes apart, whose
+ * first row is row @row_base of the input, in one launch after the
+ * monoid's, on the same stream: it counts into the result the monoid's
+ * kernels write (CR_BINS_RESULT_OFFSET). */
 static gboolean
 launch_bins (CrReducer *r, CUdeviceptr data, guint64 line_bytes, guint64 pitch,
-    guint64 lines, gboolean carry, const guint8 *ctx, CUdeviceptr result,
-    GError **error)
+    guint64 lines, guint64 row_base, gboolean carry, const guint8 *ctx,
+    CUdeviceptr result, GError **error)
 {
   const CrProgram *p = r->program;
   const guint64 slots = (guint64)r->channels * CR_BIN_SLOTS (p->bins);
@@ -323,8 +324,8 @@ launch_bins (CrReducer *r, CUdeviceptr data, guint64 line_bytes, guint64 pitch,
   CUdeviceptr carry_ptr = carry ? r->bin_state : 0;
   CUdeviceptr counts =
       result + CR_BINS_RESULT_OFFSET (r->channels, p->out_device.size);
-  void *params[] = { &data, &line_bytes, &pitch, &lines, &channels, &copies,
-    &r->bin_scratch, &r->tickets, &carry_ptr, &r->bin_state, &counts,
+  void *params[] = { &data, &line_bytes, &pitch, &lines, &channels, &row_base,
+    &copies, &r->bin_scratch, &r->tickets, &carry_ptr, &r->bin_state, &counts,
     (void *)ctx };
   const guint shared = (guint)(copies * slots * sizeof (guint32));
 
@@ -353,8 +354,8 @@ launch (CrReducer *r, CUdeviceptr data, guint64 rows, guint64 row_base,
       && !launch_monoid (r, data, rows, row_base, carry, ctx, result, error))
     return FALSE;
   return r->program->bins == 0
-      || launch_bins (
-          r, data, rows * row, rows * row, 1, carry, ctx, result, error);
+      || launch_bins (r, data, rows * row, rows * row, 1, row_base, carry, ctx,
+          result, error);
 }
 
 static gboolean
@@ -524,7 +525,7 @@ reduce_pitched (CrReducer *r, const CrRegion *region, const guint8 *ctx,
         "Launching the reduction");
   return r->program->bins == 0
       || launch_bins (r, data, region->row_bytes, region->stride,
-          region->n_rows, start->carry, ctx, result, error);
+          region->n_rows, start->rows_before, start->carry, ctx, result, error);
 }
 
 /* Rows with padding between them: each copy packs whole rows, so the
