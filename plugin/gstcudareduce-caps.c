@@ -261,12 +261,23 @@ tensor_structure (const GstStructure *input, const CrMonoid *monoid, CrType in,
     g_string_append_printf (dims, "%s%u", n ? "," : "", channels);
   }
   /* The counts of the bins: the histogram is bins by values (innermost
-   * first), the others one a value. */
+   * first), the others one a value; then the percentiles, a list of them
+   * points by values. */
   for (guint k = 0; monoid->bins && cr_bins_field_names[k]; k++, n++) {
     g_string_append_printf (types, "%suint64", n ? "," : "");
     if (k == 0)
       g_string_append_printf (
           dims, "%s%u:%u", n ? "," : "", monoid->bins, channels);
+    else
+      g_string_append_printf (dims, "%s%u", n ? "," : "", channels);
+  }
+  for (guint k = 0; k < monoid->percentiles->len; k++, n++) {
+    const CrPercentiles *p =
+        &g_array_index (monoid->percentiles, CrPercentiles, k);
+    g_string_append_printf (types, "%sfloat64", n ? "," : "");
+    if (p->array)
+      g_string_append_printf (
+          dims, "%s%u:%u", n ? "," : "", p->points->len, channels);
     else
       g_string_append_printf (dims, "%s%u", n ? "," : "", channels);
   }

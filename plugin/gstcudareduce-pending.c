@@ -146,14 +146,14 @@ typedef struct {
   guint64 *counts;
 } Values;
 
-/* Field @f of one value at @bytes into @value: a number, or for a field
- * of several (a histogram's bins) an array of them. */
+/* Field @f of one value at @bytes into @value: a number, or for an array
+ * field (a histogram's bins, a list of percentiles) an array of them. */
 static void
 field_value (
     const CrProgram *program, guint f, const guint8 *bytes, GValue *value)
 {
   const CrLayout *out = &program->out;
-  if (out->lengths[f] == 1 && (gint)f != program->bins_field) {
+  if (!out->arrays[f]) {
     cr_type_to_gvalue (out->types[f], bytes + out->offsets[f], value);
     return;
   }

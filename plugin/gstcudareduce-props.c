@@ -55,13 +55,14 @@ gst_cuda_reduce_props_install (GObjectClass *klass)
   g_object_class_install_property (klass, PROP_MONOID,
       g_param_spec_string ("monoid", "Monoid",
           "A built-in monoid (sum, sumsq, min, max, minmax, absmax, mean_var, "
-          "count_gt, argmax, histogram) or the path of a .monoid file "
+          "count_gt, argmax, histogram, signalstats) or the path of a .monoid "
+          "file "
           "(containing '/' or "
           "ending in .monoid); several joined by '+' are computed in one pass "
           "(sumsq+minmax), with results named label.field, the label being "
           "the member's name or given as label=member "
-          "(lo=count_gt+hi=count_gt). When the load property is set, the "
-          "inline properties define the monoid and this only names it",
+          "(lo=count_gt+hi=count_gt). When the load or bin property is set, "
+          "the inline properties define the monoid and this only names it",
           DEFAULT_MONOID, MONOID_FLAGS));
   install_inline_property (klass, PROP_ACCUMULATOR, "accumulator",
       "Inline monoid: the accumulator's fields as name:type;name:type, types "
@@ -86,6 +87,12 @@ gst_cuda_reduce_props_install (GObjectClass *klass)
   install_inline_property (klass, PROP_FINALIZE, "finalize",
       "Inline monoid: body of Out finalize(Acc a, unsigned long long n), run "
       "once per result on the GPU. Requires output-fields");
+  install_inline_property (klass, PROP_BIN, "bin",
+      "Inline monoid: body of long long bin(In x, unsigned long long i), "
+      "the bin of each value among the bins property's (below 0: counted "
+      "as below, from bins on: above), e.g. \"return x < 16 ? 0 : 1;\". "
+      "Setting it (or load) selects the inline monoid, which then counts "
+      "bins; requires bins");
   g_object_class_install_property (klass, PROP_THRESHOLD,
       g_param_spec_double ("threshold", "Threshold",
           "Value of the context field 'threshold' when the monoid declares "
@@ -169,8 +176,20 @@ gst_cuda_reduce_props_install (GObjectClass *klass)
           "bins from the context fields lo to hi, an integer type's whole "
           "range when both are 0); 0 keeps the monoid's own (histogram: "
           "256). Results gain the array 'histogram' and the counts 'below', "
-          "'above' and 'nan'. A change recompiles before the next buffer",
+          "'above' and 'nan'. With an inline monoid, makes it count bins. "
+          "A change recompiles before the next buffer",
           0, CR_BINS_MAX, DEFAULT_BINS, MONOID_FLAGS));
+  g_object_class_install_property (klass, PROP_PERCENTILES,
+      gst_param_spec_array ("percentiles", "Percentiles",
+          "Percentiles to read off a monoid's bins, each from 0 to 1, e.g. "
+          "\"<0.1, 0.5, 0.9>\": results gain the array 'percentiles', each "
+          "the lowest value of the bin where the count from below reaches "
+          "round (p x count) (-inf/inf: below/above the range, NaN: no "
+          "values). Empty: none. A change recompiles before the next buffer",
+          g_param_spec_double ("percentile", "Percentile",
+              "A percentile, from 0 to 1", 0, 1, 0.5,
+              G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS),
+          MONOID_FLAGS));
 }
 
 /* GST_CUDAREDUCE_GPU_TIMEOUT, in seconds, replaces the default: tools that
@@ -200,6 +219,7 @@ gst_cuda_reduce_props_init (GstCudaReduceProps *props)
   props->interval = DEFAULT_INTERVAL;
   props->gpu_timeout = default_gpu_timeout ();
   props->bins = DEFAULT_BINS;
+  props->percentiles = g_array_new (FALSE, FALSE, sizeof (gdouble));
 }
 
 void
@@ -210,13 +230,14 @@ gst_cuda_reduce_props_clear (GstCudaReduceProps *props)
     g_clear_pointer (&props->inline_text[k], g_free);
   g_clear_pointer (&props->context, gst_structure_free);
   g_clear_pointer (&props->parsed.monoid, cr_monoid_unref);
+  g_clear_pointer (&props->percentiles, g_array_unref);
 }
 
 static gboolean
 is_monoid_property (guint prop_id)
 {
-  return (prop_id >= PROP_MONOID && prop_id <= PROP_FINALIZE)
-      || prop_id == PROP_BINS;
+  return (prop_id >= PROP_MONOID && prop_id <= PROP_BIN) || prop_id == PROP_BINS
+      || prop_id == PROP_PERCENTILES;
 }
 
 gboolean
@@ -236,7 +257,7 @@ gst_cuda_reduce_props_set (GstCudaReduceProps *props, guint prop_id,
       props->monoid_name = g_value_dup_string (value);
       props->monoid_name_set = TRUE;
       break;
-    case PROP_ACCUMULATOR ... PROP_FINALIZE:
+    case PROP_ACCUMULATOR ... PROP_BIN:
       g_free (props->inline_text[prop_id - PROP_ACCUMULATOR]);
       props->inline_text[prop_id - PROP_ACCUMULATOR] =
           g_value_dup_string (value);
@@ -284,6 +305,14 @@ gst_cuda_reduce_props_set (GstCudaReduceProps *props, guint prop_id,
     case PROP_BINS:
       props->bins = g_value_get_uint (value);
       break;
+    case PROP_PERCENTILES:
+      g_array_set_size (props->percentiles, 0);
+      for (guint k = 0; k < gst_value_array_get_size (value); k++) {
+        const gdouble p =
+            g_value_get_double (gst_value_array_get_value (value, k));
+        g_array_append_val (props->percentiles, p);
+      }
+      break;
     default:
       return FALSE;
   }
@@ -298,7 +327,7 @@ gst_cuda_reduce_props_get (
     case PROP_MONOID:
       g_value_set_string (value, props->monoid_name);
       break;
-    case PROP_ACCUMULATOR ... PROP_FINALIZE:
+    case PROP_ACCUMULATOR ... PROP_BIN:
       g_value_set_string (
           value, props->inline_text[prop_id - PROP_ACCUMULATOR]);
       break;
@@ -338,6 +367,15 @@ gst_cuda_reduce_props_get (
     case PROP_BINS:
       g_value_set_uint (value, props->bins);
       break;
+    case PROP_PERCENTILES:
+      for (guint k = 0; k < props->percentiles->len; k++) {
+        GValue item = G_VALUE_INIT;
+        g_value_init (&item, G_TYPE_DOUBLE);
+        g_value_set_double (
+            &item, g_array_index (props->percentiles, gdouble, k));
+        gst_value_array_append_and_take_value (value, &item);
+      }
+      break;
     default:
       return FALSE;
   }
@@ -358,13 +396,15 @@ gst_cuda_reduce_props_monoid (
   g_autofree gchar *name = g_strdup (props->monoid_name);
   gboolean name_set = props->monoid_name_set;
   const guint bins = props->bins;
+  g_autoptr (GArray) percentiles = g_array_copy (props->percentiles);
   gchar *text[GST_CUDA_REDUCE_N_INLINE];
   for (guint k = 0; k < GST_CUDA_REDUCE_N_INLINE; k++)
     text[k] = g_strdup (props->inline_text[k]);
   GST_OBJECT_UNLOCK (owner);
 
   CrMonoid *m;
-  if (text[PROP_LOAD - PROP_ACCUMULATOR] != NULL) {
+  if (gst_cuda_reduce_props_inline (text)) {
+    g_autofree gchar *bins_text = bins ? g_strdup_printf ("%u", bins) : NULL;
     CrMonoidText inline_monoid = {
       .name = name_set ? name : NULL,
       .accumulator = text[PROP_ACCUMULATOR - PROP_ACCUMULATOR],
@@ -374,6 +414,8 @@ gst_cuda_reduce_props_monoid (
       .context = text[PROP_CONTEXT_FIELDS - PROP_ACCUMULATOR],
       .output = text[PROP_OUTPUT_FIELDS - PROP_ACCUMULATOR],
       .finalize = text[PROP_FINALIZE - PROP_ACCUMULATOR],
+      .bins = bins_text,
+      .bin = text[PROP_BIN - PROP_ACCUMULATOR],
     };
     m = cr_monoid_new (&inline_monoid, CR_MONOID_INLINE_ORIGIN, error);
   } else {
@@ -383,6 +425,11 @@ gst_cuda_reduce_props_monoid (
     g_free (text[k]);
   if (m && bins) {
     CrMonoid *with = cr_monoid_with_bins (m, bins, error);
+    cr_monoid_unref (m);
+    m = with;
+  }
+  if (m && percentiles->len > 0) {
+    CrMonoid *with = cr_monoid_with_percentiles (m, percentiles, error);
     cr_monoid_unref (m);
     m = with;
   }
@@ -399,10 +446,17 @@ gst_cuda_reduce_props_monoid (
   return m;
 }
 
+gboolean
+gst_cuda_reduce_props_inline (gchar *const *inline_text)
+{
+  return inline_text[PROP_LOAD - PROP_ACCUMULATOR] != NULL
+      || inline_text[PROP_BIN - PROP_ACCUMULATOR] != NULL;
+}
+
 gchar *
 gst_cuda_reduce_props_monoid_name (const GstCudaReduceProps *props)
 {
-  gboolean is_inline = props->inline_text[PROP_LOAD - PROP_ACCUMULATOR] != NULL;
+  gboolean is_inline = gst_cuda_reduce_props_inline (props->inline_text);
   return g_strdup (is_inline && !props->monoid_name_set ? CR_MONOID_INLINE_NAME
                                                         : props->monoid_name);
 }
@@ -412,7 +466,8 @@ gst_cuda_reduce_props_output_fits (
     gboolean tensors, const CrMonoid *m, GError **error)
 {
   guint n = cr_monoid_result_fields (m)->len
-      + (m->bins ? G_N_ELEMENTS (cr_bins_field_names) - 1 : 0);
+      + (m->bins ? G_N_ELEMENTS (cr_bins_field_names) - 1 : 0)
+      + m->percentiles->len;
   if (!tensors || n <= GST_CUDA_REDUCE_MAX_TENSORS)
     return TRUE;
   g_set_error (error, CR_ERROR, CR_ERROR_FIELDS,

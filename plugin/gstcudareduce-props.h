@@ -22,6 +22,7 @@ enum {
   PROP_CONTEXT_FIELDS,
   PROP_OUTPUT_FIELDS,
   PROP_FINALIZE,
+  PROP_BIN,
   PROP_THRESHOLD,
   PROP_CONTEXT,
   PROP_CUDA_DEVICE_ID,
@@ -34,6 +35,7 @@ enum {
   PROP_INTERVAL,
   PROP_GPU_TIMEOUT,
   PROP_BINS,
+  PROP_PERCENTILES,
 };
 
 /* What the source pad carries (the output property). */
@@ -45,8 +47,8 @@ typedef enum {
 #define GST_TYPE_CUDA_REDUCE_OUTPUT (gst_cuda_reduce_output_get_type ())
 GType gst_cuda_reduce_output_get_type (void);
 
-/* The inline monoid's texts, indexed by PROP_ACCUMULATOR... PROP_FINALIZE. */
-#define GST_CUDA_REDUCE_N_INLINE (PROP_FINALIZE - PROP_ACCUMULATOR + 1)
+/* The inline monoid's texts, indexed by PROP_ACCUMULATOR... PROP_BIN. */
+#define GST_CUDA_REDUCE_N_INLINE (PROP_BIN - PROP_ACCUMULATOR + 1)
 
 typedef struct {
   /* A change of the monoid's properties bumps monoid_serial; of its
@@ -66,6 +68,7 @@ typedef struct {
   guint64 interval;
   guint64 gpu_timeout;
   guint bins; /* 0: the monoid's own */
+  GArray *percentiles; /* gdouble; empty: none */
   guint monoid_serial;
   guint context_serial;
 
@@ -149,5 +152,8 @@ void gst_cuda_reduce_settings_clear (GstCudaReduceSettings *settings);
 /* The monoid's name as results and errors give it: the monoid property, or
  * CR_MONOID_INLINE_NAME for an inline monoid it does not name. Under the object lock. */
 gchar *gst_cuda_reduce_props_monoid_name (const GstCudaReduceProps *props);
+/* Whether the inline texts (GST_CUDA_REDUCE_N_INLINE) select the inline
+ * monoid: load or bin is set. */
+gboolean gst_cuda_reduce_props_inline (gchar *const *inline_text);
 
 G_END_DECLS

@@ -2,7 +2,7 @@
  * with NVRTC and no GPU, and lists the built-ins.
  *
  *   cudareduce-monoid [--type=TYPE|all] [--arch=SM] [--single] [--source]
- *                     [--bins=N] MONOID
+ *                     [--bins=N] [--percentiles=P,...] MONOID
  *   cudareduce-monoid [...] --load=BODY --accumulator=FIELDS ... [NAME]
  *   cudareduce-monoid --list
  *
@@ -33,7 +33,8 @@ static gboolean single_option;
 static gboolean source_option;
 static gboolean list_option;
 static gint bins_option;
-static gchar *inline_text[7];
+static gchar *percentiles_option;
+static gchar *inline_text[8];
 
 static const GOptionEntry entries[] = {
   { "type", 't', 0, G_OPTION_ARG_STRING, &type_option,
@@ -56,6 +57,10 @@ static const GOptionEntry entries[] = {
       "Bins of a monoid that counts values in bins, as the element's bins "
       "property sets them (0: the monoid's own)",
       "N" },
+  { "percentiles", 0, 0, G_OPTION_ARG_STRING, &percentiles_option,
+      "Percentiles of a monoid with bins, as the element's percentiles "
+      "property sets them, e.g. 0.1,0.5,0.9",
+      "P,P,..." },
   { "accumulator", 0, 0, G_OPTION_ARG_STRING, &inline_text[0],
       "Inline monoid: the accumulator's fields", "FIELDS" },
   { "load", 0, 0, G_OPTION_ARG_STRING, &inline_text[1],
@@ -70,6 +75,9 @@ static const GOptionEntry entries[] = {
       "Inline monoid: result fields", "FIELDS" },
   { "finalize", 0, 0, G_OPTION_ARG_STRING, &inline_text[6],
       "Inline monoid: body of finalize", "BODY" },
+  { "bin", 0, 0, G_OPTION_ARG_STRING, &inline_text[7],
+      "Inline monoid: body of bin, with --bins; selects the inline monoid",
+      "BODY" },
   { NULL },
 };
 
@@ -104,7 +112,7 @@ shown (const gchar *s, gboolean lines)
 }
 
 /* "mean:float64, variance:float64", and a histogram's
- * "histogram:uint64[256]": the results of @monoid on @type input as the
+ * "histogram:uint64[256]" (an array field's length): the results of @monoid on @type input as the
  * element gives them. */
 static gchar *
 describe_results (CrMonoid *monoid, CrType type)
@@ -115,7 +123,7 @@ describe_results (CrMonoid *monoid, CrType type)
   for (guint k = 0; k < layout->n_fields; k++) {
     g_string_append_printf (s, "%s%s:%s", k ? ", " : "", layout->names[k],
         cr_type_name (layout->types[k]));
-    if ((gint)k == program->bins_field)
+    if (layout->arrays[k])
       g_string_append_printf (s, "[%u]", layout->lengths[k]);
   }
   return g_string_free (s, FALSE);
@@ -210,13 +218,22 @@ check_arch (gint arch)
   return FALSE;
 }
 
-/* @name as the monoid property takes it, or with --load the inline
- * options, named @name (cr_monoid_new names it "custom" without). */
+/* Whether the inline options select the inline monoid: --load or --bin. */
+static gboolean
+is_inline (void)
+{
+  return inline_text[1] != NULL || inline_text[7] != NULL;
+}
+
+/* @name as the monoid property takes it, or with --load or --bin the
+ * inline options, named @name (cr_monoid_new names it "custom" without). */
 static CrMonoid *
 load_named (const gchar *name, GError **error)
 {
-  if (inline_text[1] == NULL)
+  if (!is_inline ())
     return cr_monoid_load (name, error);
+  g_autofree gchar *bins =
+      bins_option > 0 ? g_strdup_printf ("%d", bins_option) : NULL;
   const CrMonoidText text = {
     .name = name,
     .accumulator = inline_text[0],
@@ -226,23 +243,56 @@ load_named (const gchar *name, GError **error)
     .context = inline_text[4],
     .output = inline_text[5],
     .finalize = inline_text[6],
+    .bins = bins,
+    .bin = inline_text[7],
   };
   return cr_monoid_new (&text, CR_MONOID_INLINE_ORIGIN, error);
 }
 
-/* The same with --bins applied. */
+/* --percentiles=0.1,0.9 as the percentiles property's points. */
+static GArray *
+parse_points (const gchar *list, GError **error)
+{
+  g_autoptr (GArray) points = g_array_new (FALSE, FALSE, sizeof (gdouble));
+  g_auto (GStrv) items = g_strsplit (list, ",", -1);
+  for (guint k = 0; items[k]; k++) {
+    gchar *end = NULL;
+    const gdouble p = g_ascii_strtod (g_strstrip (items[k]), &end);
+    if (items[k][0] == '\0' || *end != '\0') {
+      g_set_error (error, CR_ERROR, CR_ERROR_FIELDS,
+          "--percentiles: \"%s\" is not a number; give them as 0.1,0.9",
+          items[k]);
+      return NULL;
+    }
+    g_array_append_val (points, p);
+  }
+  return g_steal_pointer (&points);
+}
+
+/* The same with --bins and --percentiles applied. */
 static CrMonoid *
 load_monoid (const gchar *name, GError **error)
 {
   g_autoptr (CrMonoid) m = load_named (name, error);
-  if (m == NULL || bins_option == 0)
-    return g_steal_pointer (&m);
-  if (bins_option < 0) {
+  if (m != NULL && bins_option < 0) {
     g_set_error (error, CR_ERROR, CR_ERROR_FIELDS,
         "--bins=%d: give a number of bins, or 0", bins_option);
     return NULL;
   }
-  return cr_monoid_with_bins (m, (guint)bins_option, error);
+  if (m != NULL && bins_option > 0) {
+    CrMonoid *with = cr_monoid_with_bins (m, (guint)bins_option, error);
+    cr_monoid_unref (m);
+    m = with;
+  }
+  if (m != NULL && percentiles_option != NULL) {
+    g_autoptr (GArray) points = parse_points (percentiles_option, error);
+    if (points == NULL)
+      return NULL;
+    CrMonoid *with = cr_monoid_with_percentiles (m, points, error);
+    cr_monoid_unref (m);
+    m = with;
+  }
+  return g_steal_pointer (&m);
 }
 
 /* NVRTC's warnings of code whose results are undefined, taken as errors:
@@ -441,7 +491,7 @@ main (int argc, char **argv)
       return 2;
     }
   }
-  if (argc < 2 && inline_text[1] == NULL) {
+  if (argc < 2 && !is_inline ()) {
     g_autofree gchar *help = g_option_context_get_help (context, TRUE, NULL);
     g_printerr ("%s", help);
     return 2;
