@@ -59,7 +59,8 @@ cr_test_monoid_named (const gchar *name)
   return NULL;
 }
 
-const gchar *const cr_test_binned_monoids[2] = { "histogram", NULL };
+const gchar *const cr_test_binned_monoids[3] = { "histogram", "signalstats",
+  NULL };
 
 GPtrArray *
 cr_test_builtin_monoids (void)

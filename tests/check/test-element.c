@@ -44,7 +44,7 @@ GST_START_TEST (test_properties_documented)
     "combine", "identity", "context-fields", "output-fields", "finalize",
     "threshold", "context", "cuda-device-id", "output", "post-messages",
     "async-depth", "per-channel", "component", "interval", "gpu-timeout",
-    "attach-meta", NULL };
+    "attach-meta", "bins", "bin", "percentiles", NULL };
   guint found = 0;
   for (guint k = 0; k < n; k++) {
     if (!g_strv_contains (ours, specs[k]->name))
@@ -330,6 +330,52 @@ GST_START_TEST (test_tensor_caps_of_fused_monoid)
 
 GST_END_TEST;
 
+/* A histogram's counts and percentiles as tensors: bins by values, and a
+ * list of percentiles points by values. */
+GST_START_TEST (test_tensor_caps_of_percentiles)
+{
+  GstElement *e = new_element ();
+  gst_util_set_object_arg (G_OBJECT (e), "output", "tensor");
+  gst_util_set_object_arg (G_OBJECT (e), "percentiles", "<0.25, 0.5, 0.75>");
+  g_object_set (
+      e, "monoid", "signalstats", "per-channel", TRUE, "bins", 64, NULL);
+  assert_caps (transform_caps (e, GST_PAD_SINK,
+                   "video/x-raw, format=NV12, "
+                   "width=64, height=48, framerate=30/1"),
+      "other/tensors, format=static, num_tensors=10, "
+      "types=\"uint8,uint8,float64,uint64,uint64,uint64,uint64,float64,"
+      "float64,float64\", dimensions=\"3,3,3,64:3,3,3,3,3,3,3:3\", "
+      "framerate=30/1");
+  gst_object_unref (e);
+}
+
+GST_END_TEST;
+
+/* percentiles from a launch line, as gst-launch-1.0 sets it: an array of
+ * doubles, whole numbers included, read back as given. */
+GST_START_TEST (test_percentiles_from_launch_line)
+{
+  g_autoptr (GError) error = NULL;
+  GstElement *e = gst_parse_launch (
+      "cudareduce monoid=histogram percentiles=\"<0.1, 0.5, 1>\"", &error);
+  fail_unless (e != NULL, "%s", error ? error->message : "");
+  fail_unless (error == NULL, "%s", error->message);
+  GValue points = G_VALUE_INIT;
+  g_value_init (&points, GST_TYPE_ARRAY);
+  g_object_get_property (G_OBJECT (e), "percentiles", &points);
+  const gdouble want[] = { 0.1, 0.5, 1.0 };
+  fail_unless_equals_int (
+      gst_value_array_get_size (&points), G_N_ELEMENTS (want));
+  for (guint k = 0; k < G_N_ELEMENTS (want); k++) {
+    const GValue *p = gst_value_array_get_value (&points, k);
+    fail_unless (G_VALUE_HOLDS_DOUBLE (p) && g_value_get_double (p) == want[k]);
+  }
+  g_value_unset (&points);
+  gst_object_unref (e);
+}
+
+GST_END_TEST;
+
 /* Starts a fresh element configured by @props and returns the error it
  * posted; the start must fail. */
 static GstMessage *
@@ -535,6 +581,8 @@ element_suite (void)
   tcase_add_test (tc, test_tensor_caps_from_monoid);
   tcase_add_test (tc, test_tensor_caps_of_fused_monoid);
   tcase_add_test (tc, test_tensor_caps_of_huge_channel_counts);
+  tcase_add_test (tc, test_tensor_caps_of_percentiles);
+  tcase_add_test (tc, test_percentiles_from_launch_line);
   tcase_add_test (tc, test_start_without_driver);
   tcase_add_test (tc, test_start_with_driver_stub);
   tcase_add_test (tc, test_driver_library_present);

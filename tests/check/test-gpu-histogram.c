@@ -3,152 +3,16 @@
  * that do and do not divide the range, values outside it and NaN, per
  * channel and per plane with padded rows, frames in GPU memory, intervals
  * and tensor output. Every count must be exact. */
+#include "cr-test-bins.h"
 #include "cr-test-main.h"
-#include "cr-test-video.h"
 
 #include <math.h>
 #include <string.h>
 
 static GRand *rand_;
 
-/* Rows of interleaved channels, in lines of per_line rows stride bytes
- * apart (per_line 0: one line). */
-typedef struct {
-  const guint8 *data;
-  guint channels;
-  guint64 rows;
-  guint64 per_line;
-  gsize stride;
-} Span;
-
-/* How values find their bins, as docs/element.md defines it. */
-typedef struct {
-  CrType type;
-  guint bins;
-  gdouble lo, hi;
-} Binning;
-
-#define SLOTS(b) ((b)->bins + 3)
-
-/* Integer types: the whole range unless one is chosen (lo == hi == 0). */
-static Binning
-binning (CrType type, guint bins, gdouble lo, gdouble hi)
-{
-  Binning b = { type, bins, lo, hi };
-  if (lo == 0 && hi == 0) {
-    const gsize bits = 8 * cr_test_type_size (type);
-    const gboolean is_signed =
-        type == CR_TYPE_INT8 || type == CR_TYPE_INT16 || type == CR_TYPE_INT32;
-    b.lo = is_signed ? -ldexp (1, bits - 1) : 0;
-    b.hi = b.lo + ldexp (1, bits);
-  }
-  return b;
-}
-
-/* The slot of element @k at @data: its bin, or bins (below), bins + 1
- * (above), bins + 2 (NaN). Integers exactly, in long double (64-bit
- * mantissa: every value and every product here is exact, and the
- * quotient's rounding never reaches the next whole number); floats in
- * double, as the definition says. */
-static guint
-slot_of (const Binning *b, gconstpointer data, gsize k)
-{
-  if (b->type == CR_TYPE_FLOAT32 || b->type == CR_TYPE_FLOAT64) {
-    const gdouble v = cr_test_get_double (b->type, data, k);
-    if (isnan (v))
-      return b->bins + 2;
-    if (v < b->lo)
-      return b->bins;
-    if (v > b->hi)
-      return b->bins + 1;
-    const gdouble q = (v - b->lo) * ((gdouble)b->bins / (b->hi - b->lo));
-    return q >= b->bins - 1 ? b->bins - 1 : (guint)q;
-  }
-  const gboolean is_signed = b->type == CR_TYPE_INT8 || b->type == CR_TYPE_INT16
-      || b->type == CR_TYPE_INT32 || b->type == CR_TYPE_INT64;
-  const long double x = is_signed
-      ? (long double)cr_test_get_int64 (b->type, data, k)
-      : (long double)cr_test_get_uint64 (b->type, data, k);
-  if (x < b->lo)
-    return b->bins;
-  if (x > b->hi)
-    return b->bins + 1;
-  if (x == b->hi)
-    return b->bins - 1;
-  return (guint)floorl ((x - b->lo) * b->bins / ((long double)b->hi - b->lo));
-}
-
-/* Adds @rows rows of @span's channel @c (every channel when @c < 0) to
- * @slots. */
-static void
-count_span (const Binning *b, const Span *s, gint c, guint64 *slots)
-{
-  for (guint64 row = 0; row < s->rows; row++) {
-    const guint8 *line = s->data;
-    guint64 col = row;
-    if (s->per_line > 0) {
-      line += (row / s->per_line) * s->stride;
-      col = row % s->per_line;
-    }
-    for (guint ch = 0; ch < s->channels; ch++)
-      if (c < 0 || (guint)c == ch)
-        slots[slot_of (b, line, col * s->channels + ch)]++;
-  }
-}
-
-/* The counts in result @s, for value @v of @n (n 0: not per channel). */
-static void
-read_slots (const GstStructure *s, const Binning *b, guint n, guint v,
-    guint64 *slots, const gchar *what)
-{
-  static const gchar *const extra[] = { "below", "above", "nan" };
-  const GValue *hist = gst_structure_get_value (s, "histogram");
-  fail_unless (hist != NULL && GST_VALUE_HOLDS_ARRAY (hist),
-      "%s: no histogram array in %" GST_PTR_FORMAT, what, s);
-  if (n > 0) {
-    fail_unless_equals_int (gst_value_array_get_size (hist), n);
-    hist = gst_value_array_get_value (hist, v);
-    fail_unless (GST_VALUE_HOLDS_ARRAY (hist));
-  }
-  fail_unless (gst_value_array_get_size (hist) == b->bins,
-      "%s: %u bins, expected %u", what, gst_value_array_get_size (hist),
-      b->bins);
-  for (guint k = 0; k < b->bins; k++) {
-    const GValue *item = gst_value_array_get_value (hist, k);
-    fail_unless (G_VALUE_HOLDS_UINT64 (item), "%s: bin %u is a %s", what, k,
-        G_VALUE_TYPE_NAME (item));
-    slots[k] = g_value_get_uint64 (item);
-  }
-  for (guint k = 0; k < G_N_ELEMENTS (extra); k++) {
-    const GValue *value = gst_structure_get_value (s, extra[k]);
-    fail_unless (value != NULL, "%s: no %s", what, extra[k]);
-    if (n > 0)
-      value = gst_value_array_get_value (value, v);
-    fail_unless (G_VALUE_HOLDS_UINT64 (value), "%s: %s is a %s", what, extra[k],
-        G_VALUE_TYPE_NAME (value));
-    slots[b->bins + k] = g_value_get_uint64 (value);
-  }
-}
-
-/* Fails unless value @v of result @s counts what @want does. */
-static void
-check_slots (const GstStructure *s, const Binning *b, guint n, guint v,
-    const guint64 *want, const gchar *what)
-{
-  g_autofree guint64 *got = g_new0 (guint64, SLOTS (b));
-  read_slots (s, b, n, v, got, what);
-  guint wrong = 0, first = 0;
-  for (guint k = 0; k < SLOTS (b); k++)
-    if (got[k] != want[k] && wrong++ == 0)
-      first = k;
-  fail_unless (wrong == 0,
-      "%s (value %u): %u of %u counts differ; first slot %u: %" G_GUINT64_FORMAT
-      ", expected %" G_GUINT64_FORMAT " (slots past %u: below, above, nan)",
-      what, v, wrong, SLOTS (b), first, got[first], want[first], b->bins - 1);
-}
-
 static gchar *
-context_of (const Binning *b, gboolean set)
+context_of (const CrTestBinning *b, gboolean set)
 {
   return set ? g_strdup_printf (
              "ctx, lo=(double)%.17g, hi=(double)%.17g", b->lo, b->hi)
@@ -156,7 +20,7 @@ context_of (const Binning *b, gboolean set)
 }
 
 static GstHarness *
-histogram_harness (GstCaps *caps, const Binning *b, gboolean set_range,
+histogram_harness (GstCaps *caps, const CrTestBinning *b, gboolean set_range,
     const gchar *per_channel)
 {
   g_autofree gchar *bins = g_strdup_printf ("%u", b->bins);
@@ -165,44 +29,26 @@ histogram_harness (GstCaps *caps, const Binning *b, gboolean set_range,
       ctx, "per-channel", per_channel, NULL);
 }
 
-/* Random values of @type, 64-bit integers within +-2^53 (where a range
- * can be given), floats with some NaN. */
-static guint8 *
-random_values (CrType type, gsize n)
-{
-  guint8 *data = cr_test_random_elements (rand_, type, n);
-  for (gsize k = 0; k < n; k++) {
-    if (type == CR_TYPE_INT64)
-      ((gint64 *)data)[k] >>= 10;
-    else if (type == CR_TYPE_UINT64)
-      ((guint64 *)data)[k] >>= 10;
-    else if (type == CR_TYPE_FLOAT32 && k % 97 == 5)
-      ((gfloat *)data)[k] = NAN;
-    else if (type == CR_TYPE_FLOAT64 && k % 97 == 5)
-      ((gdouble *)data)[k] = NAN;
-  }
-  return data;
-}
-
 /* One tensor of @n values of @type through a histogram of @b, whose range
  * the context gives (@set_range) or the type does. */
 static void
-check_tensor (CrType type, gsize n, const Binning *b, gboolean set_range)
+check_tensor (CrType type, gsize n, const CrTestBinning *b, gboolean set_range)
 {
-  g_autofree guint8 *data = random_values (type, n);
+  g_autofree guint8 *data = cr_test_random_binned (rand_, type, n);
   const gsize bytes = n * cr_test_type_size (type);
   g_autofree gchar *what =
       g_strdup_printf ("%s, %" G_GSIZE_FORMAT " values, %u bins, %.17g..%.17g",
           cr_test_type_name (type), n, b->bins, b->lo, b->hi);
   GstHarness *h =
       histogram_harness (cr_test_tensor_caps (type, n), b, set_range, "false");
-  g_autofree guint64 *want = g_new0 (guint64, SLOTS (b));
-  count_span (b, &(Span){ .data = data, .channels = 1, .rows = n }, -1, want);
+  g_autofree guint64 *want = g_new0 (guint64, CR_TEST_SLOTS (b));
+  cr_test_count_span (
+      b, &(CrTestSpan){ .data = data, .channels = 1, .rows = n }, -1, want);
   GstStructure *s =
       cr_test_push_for_result (h, gst_buffer_new_memdup (data, bytes), 0, what);
   guint64 count = 0;
   fail_unless (gst_structure_get_uint64 (s, "count", &count) && count == n);
-  check_slots (s, b, 0, 0, want, what);
+  cr_test_check_slots (s, b, 0, 0, want, what);
   gst_structure_free (s);
   gst_harness_teardown (h);
 }
@@ -218,7 +64,7 @@ GST_START_TEST (test_every_type)
     const gboolean wide = cr_test_type_size (t) == 8;
     for (guint k = 0; k < G_N_ELEMENTS (sizes); k++) {
       if (!flt && !wide) {
-        const Binning whole = binning (t, 256, 0, 0);
+        const CrTestBinning whole = cr_test_binning (t, 256, 0, 0);
         check_tensor (t, sizes[k], &whole, FALSE);
       }
       /* Within the random values' range: some below it, some above. */
@@ -228,7 +74,7 @@ GST_START_TEST (test_every_type)
       const gboolean is_unsigned = t == CR_TYPE_UINT8 || t == CR_TYPE_UINT16
           || t == CR_TYPE_UINT32 || t == CR_TYPE_UINT64;
       const gdouble lo = is_unsigned ? span / 2 : -span / 2;
-      const Binning chosen = binning (t, 128, lo, lo + span);
+      const CrTestBinning chosen = cr_test_binning (t, 128, lo, lo + span);
       check_tensor (t, sizes[k], &chosen, TRUE);
     }
   }
@@ -258,8 +104,8 @@ GST_START_TEST (test_bins_and_ranges)
     { CR_TYPE_FLOAT64, 5, -1000, 1000 },
   };
   for (guint k = 0; k < G_N_ELEMENTS (cases); k++) {
-    const Binning b =
-        binning (cases[k].type, cases[k].bins, cases[k].lo, cases[k].hi);
+    const CrTestBinning b = cr_test_binning (
+        cases[k].type, cases[k].bins, cases[k].lo, cases[k].hi);
     const gboolean set = cases[k].lo != 0 || cases[k].hi != 0;
     check_tensor (cases[k].type, 3 << 18, &b, set);
   }
@@ -285,7 +131,7 @@ GST_START_TEST (test_refused_ranges)
   for (guint k = 0; k < G_N_ELEMENTS (cases); k++) {
     GstHarness *h = cr_test_harness (cr_test_tensor_caps (cases[k].type, 64),
         "monoid", "histogram", "context", cases[k].context, NULL);
-    g_autofree guint8 *data = random_values (cases[k].type, 64);
+    g_autofree guint8 *data = cr_test_random_binned (rand_, cases[k].type, 64);
     gst_harness_push (h,
         gst_buffer_new_memdup (data, 64 * cr_test_type_size (cases[k].type)));
     GstMessage *error = cr_test_pop_error (h);
@@ -319,10 +165,12 @@ GST_START_TEST (test_per_channel_audio)
   const guint64 frames = 48000;
   for (guint k = 0; k < G_N_ELEMENTS (cases); k++) {
     const guint n = cases[k].channels;
-    const Binning b = binning (cases[k].type, 256, cases[k].lo, cases[k].hi);
+    const CrTestBinning b =
+        cr_test_binning (cases[k].type, 256, cases[k].lo, cases[k].hi);
     const gboolean set = cases[k].lo != 0 || cases[k].hi != 0;
-    g_autofree guint8 *data = random_values (cases[k].type, frames * n);
-    const Span span = { .data = data, .channels = n, .rows = frames };
+    g_autofree guint8 *data =
+        cr_test_random_binned (rand_, cases[k].type, frames * n);
+    const CrTestSpan span = { .data = data, .channels = n, .rows = frames };
     const gsize bytes = frames * n * cr_test_type_size (cases[k].type);
     for (gint per = 0; per < 2; per++) {
       GstHarness *h =
@@ -331,9 +179,9 @@ GST_START_TEST (test_per_channel_audio)
       GstStructure *s = cr_test_push_for_result (
           h, gst_buffer_new_memdup (data, bytes), 0, cases[k].format);
       for (guint c = 0; c < (per ? n : 1); c++) {
-        g_autofree guint64 *want = g_new0 (guint64, SLOTS (&b));
-        count_span (&b, &span, per ? (gint)c : -1, want);
-        check_slots (s, &b, per ? n : 0, c, want, cases[k].format);
+        g_autofree guint64 *want = g_new0 (guint64, CR_TEST_SLOTS (&b));
+        cr_test_count_span (&b, &span, per ? (gint)c : -1, want);
+        cr_test_check_slots (s, &b, per ? n : 0, c, want, cases[k].format);
       }
       gst_structure_free (s);
       gst_harness_teardown (h);
@@ -343,39 +191,11 @@ GST_START_TEST (test_per_channel_audio)
 
 GST_END_TEST;
 
-/* Counts of the frame @f's component @comp (every component for -1),
- * added to @slots. */
-static void
-count_frame (const Binning *b, const CrTestFrame *f, gint comp, guint64 *slots)
-{
-  const GstVideoInfo *info = &f->info;
-  for (guint c = 0; c < GST_VIDEO_INFO_N_COMPONENTS (info); c++) {
-    if (comp >= 0 && (guint)comp != c)
-      continue;
-    const guint plane = GST_VIDEO_INFO_COMP_PLANE (info, c);
-    const gint pstride = GST_VIDEO_INFO_COMP_PSTRIDE (info, c);
-    const gsize elem = b->type == CR_TYPE_UINT16 ? 2 : 1;
-    /* Rounded up: GStreamer 1.22 puts P010's V 1 byte into a pixel, though
-     * it is the second 16-bit sample. */
-    const gsize poffset =
-        (GST_VIDEO_INFO_COMP_POFFSET (info, c) + elem - 1) / elem * elem;
-    const Span span = {
-      .data = f->data + info->offset[plane] + poffset,
-      .channels = (guint)(pstride / elem),
-      .rows = (guint64)GST_VIDEO_INFO_COMP_WIDTH (info, c)
-          * GST_VIDEO_INFO_COMP_HEIGHT (info, c),
-      .per_line = (guint64)GST_VIDEO_INFO_COMP_WIDTH (info, c),
-      .stride = (gsize)info->stride[plane],
-    };
-    count_span (b, &span, 0, slots);
-  }
-}
-
 /* Every result of @results against the frames, per component or all in
  * one. */
 static void
 check_frames (GPtrArray *results, GPtrArray *frames, const GstVideoInfo *caps,
-    const Binning *b, gboolean per_channel, const gchar *what)
+    const CrTestBinning *b, gboolean per_channel, const gchar *what)
 {
   fail_unless (results->len == frames->len && results->len > 0,
       "%s: %u results of %u frames", what, results->len, frames->len);
@@ -384,10 +204,10 @@ check_frames (GPtrArray *results, GPtrArray *frames, const GstVideoInfo *caps,
     CrTestFrame f =
         cr_test_frame_of_buffer (g_ptr_array_index (frames, k), caps);
     for (guint c = 0; c < (per_channel ? n : 1); c++) {
-      g_autofree guint64 *want = g_new0 (guint64, SLOTS (b));
-      count_frame (b, &f, per_channel ? (gint)c : -1, want);
-      check_slots (g_ptr_array_index (results, k), b, per_channel ? n : 0, c,
-          want, what);
+      g_autofree guint64 *want = g_new0 (guint64, CR_TEST_SLOTS (b));
+      cr_test_count_frame (b, &f, per_channel ? (gint)c : -1, want);
+      cr_test_check_slots (g_ptr_array_index (results, k), b,
+          per_channel ? n : 0, c, want, what);
     }
     g_free (f.data);
   }
@@ -403,7 +223,7 @@ GST_START_TEST (test_frames_with_padding)
         strstr (formats[k], "16") || strstr (formats[k], "10");
     /* P010's 10 bits lie in the high bits: 1024 bins of the whole 16-bit
      * range are its 1024 codes. */
-    const Binning b = binning (
+    const CrTestBinning b = cr_test_binning (
         deep ? CR_TYPE_UINT16 : CR_TYPE_UINT8, deep ? 1024 : 256, 0, 0);
     for (gint per = 0; per < 2; per++) {
       CrTestFrame f = cr_test_frame_new (rand_, formats[k], 333, 97, 24);
@@ -443,7 +263,7 @@ GST_START_TEST (test_frames_in_cuda_memory)
     { "P010_10LE", 160, 90 } };
   for (guint k = 0; k < G_N_ELEMENTS (cases); k++) {
     const gboolean deep = strstr (cases[k].format, "10") != NULL;
-    const Binning b = binning (
+    const CrTestBinning b = cr_test_binning (
         deep ? CR_TYPE_UINT16 : CR_TYPE_UINT8, deep ? 1024 : 256, 0, 0);
     for (gint per = 0; per < 2; per++) {
       g_autofree gchar *desc = g_strdup_printf (
@@ -475,8 +295,9 @@ GST_START_TEST (test_intervals)
   const gint rate = 1000;
   const guint channels = 2, buffers = 7, per_buffer = 230;
   const guint64 frames = (guint64)buffers * per_buffer;
-  g_autofree guint8 *data = random_values (CR_TYPE_INT16, frames * channels);
-  const Binning b = binning (CR_TYPE_INT16, 64, 0, 0);
+  g_autofree guint8 *data =
+      cr_test_random_binned (rand_, CR_TYPE_INT16, frames * channels);
+  const CrTestBinning b = cr_test_binning (CR_TYPE_INT16, 64, 0, 0);
   GstHarness *h = cr_test_harness (cr_test_audio_caps ("S16LE", rate, channels),
       "monoid", "histogram", "bins", "64", "per-channel", "true", "interval",
       "100000000", NULL);
@@ -496,13 +317,13 @@ GST_START_TEST (test_intervals)
   fail_unless (results->len == n, "%u results, expected %u", results->len, n);
   for (guint k = 0; k < n; k++) {
     const guint64 first = k * per_interval;
-    const Span span = { .data = data + first * channels * 2,
+    const CrTestSpan span = { .data = data + first * channels * 2,
       .channels = channels,
       .rows = MIN (per_interval, frames - first) };
     for (guint c = 0; c < channels; c++) {
-      g_autofree guint64 *want = g_new0 (guint64, SLOTS (&b));
-      count_span (&b, &span, (gint)c, want);
-      check_slots (
+      g_autofree guint64 *want = g_new0 (guint64, CR_TEST_SLOTS (&b));
+      cr_test_count_span (&b, &span, (gint)c, want);
+      cr_test_check_slots (
           g_ptr_array_index (results, k), &b, channels, c, want, "interval");
     }
   }
@@ -517,8 +338,9 @@ GST_START_TEST (test_tensor_output)
 {
   const guint channels = 4, bins = 32;
   const guint64 rows = 5000;
-  g_autofree guint8 *data = random_values (CR_TYPE_UINT8, rows * channels);
-  const Binning b = binning (CR_TYPE_UINT8, bins, 0, 0);
+  g_autofree guint8 *data =
+      cr_test_random_binned (rand_, CR_TYPE_UINT8, rows * channels);
+  const CrTestBinning b = cr_test_binning (CR_TYPE_UINT8, bins, 0, 0);
   GstHarness *h =
       cr_test_harness (cr_test_tensor_rows_caps (CR_TYPE_UINT8, channels, rows),
           "monoid", "histogram", "bins", "32", "per-channel", "true", "output",
@@ -533,8 +355,9 @@ GST_START_TEST (test_tensor_output)
       gst_structure_get_string (s, "dimensions"), "32:4,4,4,4");
   fail_unless_equals_int (gst_buffer_n_memory (out), 4);
   for (guint c = 0; c < channels; c++) {
-    g_autofree guint64 *want = g_new0 (guint64, SLOTS (&b));
-    count_span (&b, &(Span){ .data = data, .channels = channels, .rows = rows },
+    g_autofree guint64 *want = g_new0 (guint64, CR_TEST_SLOTS (&b));
+    cr_test_count_span (&b,
+        &(CrTestSpan){ .data = data, .channels = channels, .rows = rows },
         (gint)c, want);
     for (guint m = 0; m < 4; m++) {
       GstMapInfo map;

@@ -1,5 +1,6 @@
 /* test-monoid.c: parsing and validating monoids, struct layouts and context
  * packing. No GPU and no NVRTC needed. */
+#include "cr-test-monoid.h"
 #include "cr-test-util.h"
 
 #include "cr-error.h"
@@ -12,52 +13,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static const gchar *good_file =
-    "[Monoid]\n"
-    "Name=range\n"
-    "Description=How many elements lie in [lo, hi]\n"
-    "Context=lo:float64;hi:float64\n"
-    "Accumulator=inside:uint64\n"
-    "Load=Acc r; r.inside = x >= ctx.lo && x <= ctx.hi; return r;\n"
-    "Combine=Acc r; r.inside = a.inside + b.inside; return r;\n"
-    "Identity=Acc r; r.inside = 0; return r;\n";
-
-/* good_file with the line starting with @key replaced by @line (or dropped
- * when @line is NULL). */
-static gchar *
-edit (const gchar *key, const gchar *line)
-{
-  g_auto (GStrv) lines = g_strsplit (good_file, "\n", -1);
-  GString *s = g_string_new (NULL);
-  for (guint k = 0; lines[k]; k++) {
-    if (g_str_has_prefix (lines[k], key) && lines[k][strlen (key)] == '=') {
-      if (line)
-        g_string_append_printf (s, "%s\n", line);
-    } else if (lines[k][0]) {
-      g_string_append_printf (s, "%s\n", lines[k]);
-    }
-  }
-  return g_string_free (s, FALSE);
-}
-
-static void
-assert_rejected (const gchar *data, gint code, const gchar *mention)
-{
-  g_autoptr (GError) error = NULL;
-  g_autoptr (CrMonoid) m =
-      cr_monoid_new_from_data (data, strlen (data), "test.monoid", &error);
-  fail_unless (m == NULL, "accepted:\n%s", data);
-  fail_unless (g_error_matches (error, CR_ERROR, code),
-      "code %d, wanted %d: %s", error->code, code, error->message);
-  fail_unless (strstr (error->message, mention) != NULL,
-      "\"%s\" does not mention \"%s\"", error->message, mention);
-}
-
 GST_START_TEST (test_good_file)
 {
   g_autoptr (GError) error = NULL;
   g_autoptr (CrMonoid) m =
-      cr_monoid_new_from_data (good_file, -1, "x.monoid", &error);
+      cr_monoid_new_from_data (cr_test_good_monoid, -1, "x.monoid", &error);
   fail_unless (m != NULL, "%s", error ? error->message : "");
   fail_unless_equals_string (m->name, "range");
   fail_unless_equals_int (m->accumulator->len, 1);
@@ -73,11 +33,11 @@ GST_START_TEST (test_missing_keys)
 {
   const gchar *required[] = { "Accumulator", "Load", "Combine", "Identity" };
   for (guint k = 0; k < G_N_ELEMENTS (required); k++) {
-    g_autofree gchar *missing = edit (required[k], NULL);
-    assert_rejected (missing, CR_ERROR_MONOID_INVALID, required[k]);
+    g_autofree gchar *missing = cr_test_edit_monoid (required[k], NULL);
+    cr_test_assert_rejected (missing, CR_ERROR_MONOID_INVALID, required[k]);
     g_autofree gchar *empty_line = g_strdup_printf ("%s=  ", required[k]);
-    g_autofree gchar *empty = edit (required[k], empty_line);
-    assert_rejected (empty, CR_ERROR_MONOID_INVALID, required[k]);
+    g_autofree gchar *empty = cr_test_edit_monoid (required[k], empty_line);
+    cr_test_assert_rejected (empty, CR_ERROR_MONOID_INVALID, required[k]);
   }
 }
 
@@ -101,11 +61,12 @@ GST_START_TEST (test_bad_fields)
     { "Accumulator=channels:uint64", "channels" },
   };
   for (guint k = 0; k < G_N_ELEMENTS (cases); k++) {
-    g_autofree gchar *data = edit ("Accumulator", cases[k].line);
-    assert_rejected (data, CR_ERROR_FIELDS, cases[k].mention);
+    g_autofree gchar *data = cr_test_edit_monoid ("Accumulator", cases[k].line);
+    cr_test_assert_rejected (data, CR_ERROR_FIELDS, cases[k].mention);
   }
-  g_autofree gchar *context = edit ("Context", "Context=lo:double");
-  assert_rejected (context, CR_ERROR_FIELDS, "Context");
+  g_autofree gchar *context =
+      cr_test_edit_monoid ("Context", "Context=lo:double");
+  cr_test_assert_rejected (context, CR_ERROR_FIELDS, "Context");
 }
 
 GST_END_TEST;
@@ -113,32 +74,35 @@ GST_END_TEST;
 GST_START_TEST (test_output_and_finalize_go_together)
 {
   g_autofree gchar *out_only =
-      g_strconcat (good_file, "Output=m:float64\n", NULL);
-  assert_rejected (out_only, CR_ERROR_MONOID_INVALID, "Finalize");
+      g_strconcat (cr_test_good_monoid, "Output=m:float64\n", NULL);
+  cr_test_assert_rejected (out_only, CR_ERROR_MONOID_INVALID, "Finalize");
   g_autofree gchar *fin_only =
-      g_strconcat (good_file, "Finalize=Out o; return o;\n", NULL);
-  assert_rejected (fin_only, CR_ERROR_MONOID_INVALID, "Output");
+      g_strconcat (cr_test_good_monoid, "Finalize=Out o; return o;\n", NULL);
+  cr_test_assert_rejected (fin_only, CR_ERROR_MONOID_INVALID, "Output");
   /* Not blank, but no field (found by fuzzing). */
-  g_autofree gchar *no_fields =
-      g_strconcat (good_file, "Output=;\nFinalize=Out o; return o;\n", NULL);
-  assert_rejected (no_fields, CR_ERROR_FIELDS, "Output declares no fields");
+  g_autofree gchar *no_fields = g_strconcat (
+      cr_test_good_monoid, "Output=;\nFinalize=Out o; return o;\n", NULL);
+  cr_test_assert_rejected (
+      no_fields, CR_ERROR_FIELDS, "Output declares no fields");
   /* Output fields, not the accumulator's, meet the message's names. */
-  g_autofree gchar *clash = g_strconcat (good_file,
+  g_autofree gchar *clash = g_strconcat (cr_test_good_monoid,
       "Output=duration:float64\n"
       "Finalize=Out o; o.duration = 1; return o;\n",
       NULL);
-  assert_rejected (clash, CR_ERROR_FIELDS, "duration");
+  cr_test_assert_rejected (clash, CR_ERROR_FIELDS, "duration");
 }
 
 GST_END_TEST;
 
 GST_START_TEST (test_not_a_monoid_file)
 {
-  assert_rejected (
+  cr_test_assert_rejected (
       "this is not a key file", CR_ERROR_MONOID_FILE, "test.monoid");
-  assert_rejected ("[Other]\nLoad=x\n", CR_ERROR_MONOID_INVALID, "[Monoid]");
-  g_autofree gchar *typo = g_strconcat (good_file, "Combin=return a;\n", NULL);
-  assert_rejected (typo, CR_ERROR_MONOID_INVALID, "Combin");
+  cr_test_assert_rejected (
+      "[Other]\nLoad=x\n", CR_ERROR_MONOID_INVALID, "[Monoid]");
+  g_autofree gchar *typo =
+      g_strconcat (cr_test_good_monoid, "Combin=return a;\n", NULL);
+  cr_test_assert_rejected (typo, CR_ERROR_MONOID_INVALID, "Combin");
 }
 
 GST_END_TEST;
@@ -157,6 +121,7 @@ GST_START_TEST (test_builtins)
     { "mean_var", "mean,variance" },
     { "min", "min" },
     { "minmax", "min,max" },
+    { "signalstats", "min,max,avg" },
     { "sum", "sum" },
     { "sumsq", "sum,sumsq" },
   };
@@ -199,7 +164,7 @@ GST_START_TEST (test_load_by_name_and_path)
 
   g_autofree gchar *dir = g_dir_make_tmp ("cr-monoid-XXXXXX", NULL);
   g_autofree gchar *path = g_build_filename (dir, "in_range.monoid", NULL);
-  g_autofree gchar *unnamed = edit ("Name", NULL);
+  g_autofree gchar *unnamed = cr_test_edit_monoid ("Name", NULL);
   fail_unless (g_file_set_contents (path, unnamed, -1, NULL));
   g_autoptr (CrMonoid) from_file = cr_monoid_load (path, &error);
   fail_unless (from_file != NULL, "%s", error ? error->message : "");
@@ -285,7 +250,7 @@ GST_START_TEST (test_file_swapped_for_a_fifo)
     .regular = g_build_filename (dir, "regular", NULL),
     .fifo = g_build_filename (dir, "fifo", NULL),
     .link = g_build_filename (dir, "link", NULL) };
-  fail_unless (g_file_set_contents (s.regular, good_file, -1, NULL));
+  fail_unless (g_file_set_contents (s.regular, cr_test_good_monoid, -1, NULL));
   fail_unless (mkfifo (s.fifo, 0600) == 0);
   fail_unless (link (s.regular, s.path) == 0);
   g_mutex_init (&s.lock);
@@ -390,7 +355,7 @@ GST_END_TEST;
 GST_START_TEST (test_pack_context)
 {
   g_autoptr (GError) error = NULL;
-  g_autofree gchar *data = edit ("Context",
+  g_autofree gchar *data = cr_test_edit_monoid ("Context",
       "Context=lo:float64;hi:int32;"
       "threshold:float32");
   g_autoptr (CrMonoid) m = cr_monoid_new_from_data (data, -1, "t", &error);
@@ -590,7 +555,7 @@ GST_START_TEST (test_many_fields)
   for (guint f = 0; f < n; f++)
     g_string_append_printf (list, "f%u:int8;", f);
   g_autofree gchar *line = g_string_free (list, FALSE);
-  g_autofree gchar *data = edit ("Accumulator", line);
+  g_autofree gchar *data = cr_test_edit_monoid ("Accumulator", line);
   g_autoptr (GError) error = NULL;
   g_autoptr (CrMonoid) m = cr_monoid_new_from_data (data, -1, "big", &error);
   fail_unless (m != NULL, "%s", error ? error->message : "");
@@ -598,8 +563,8 @@ GST_START_TEST (test_many_fields)
 
   /* The duplicate is the last name of the list. */
   g_autofree gchar *twice = g_strconcat (line, "f0:int8", NULL);
-  g_autofree gchar *dup = edit ("Accumulator", twice);
-  assert_rejected (dup, CR_ERROR_FIELDS, "\"f0\" is declared twice");
+  g_autofree gchar *dup = cr_test_edit_monoid ("Accumulator", twice);
+  cr_test_assert_rejected (dup, CR_ERROR_FIELDS, "\"f0\" is declared twice");
 }
 
 GST_END_TEST;
@@ -616,14 +581,15 @@ GST_START_TEST (test_bad_escapes)
     "Description[de]=\\q\\",
   };
   for (guint k = 0; k < G_N_ELEMENTS (lines); k++) {
-    g_autofree gchar *data = g_strconcat (good_file, lines[k], "\n", NULL);
+    g_autofree gchar *data =
+        g_strconcat (cr_test_good_monoid, lines[k], "\n", NULL);
     const gchar *key =
         g_str_has_prefix (lines[k], "Name") ? "Name" : "Description";
-    assert_rejected (data, CR_ERROR_MONOID_INVALID, key);
+    cr_test_assert_rejected (data, CR_ERROR_MONOID_INVALID, key);
   }
   /* The escapes a key file has still work. */
   g_autofree gchar *good =
-      g_strconcat (good_file, "Name=a\\sb\\\\c\\td\n", NULL);
+      g_strconcat (cr_test_good_monoid, "Name=a\\sb\\\\c\\td\n", NULL);
   g_autoptr (GError) error = NULL;
   g_autoptr (CrMonoid) m = cr_monoid_new_from_data (good, -1, "t", &error);
   fail_unless (m != NULL, "%s", error ? error->message : "");
@@ -652,8 +618,8 @@ assert_header (const gchar *source, const gchar *expected, const gchar *suffix)
 GST_START_TEST (test_names_stay_in_the_comment)
 {
   g_autoptr (GError) error = NULL;
-  g_autofree gchar *hostile =
-      edit ("Name", "Name=sum */ #define double float /*\\n#define x 1 \\\\");
+  g_autofree gchar *hostile = cr_test_edit_monoid (
+      "Name", "Name=sum */ #define double float /*\\n#define x 1 \\\\");
   g_autoptr (CrMonoid) m =
       cr_monoid_new_from_data (hostile, -1, "a*/b.monoid", &error);
   fail_unless (m != NULL, "%s", error ? error->message : "");
@@ -670,7 +636,7 @@ GST_START_TEST (test_names_stay_in_the_comment)
   g_autofree gchar *star = g_build_filename (dir, "dir*", NULL);
   g_autofree gchar *path = g_build_filename (star, "range.monoid", NULL);
   fail_unless (g_mkdir (star, 0700) == 0);
-  fail_unless (g_file_set_contents (path, good_file, -1, NULL));
+  fail_unless (g_file_set_contents (path, cr_test_good_monoid, -1, NULL));
   g_autoptr (CrMonoid) from_dir = cr_monoid_load (path, &error);
   fail_unless (from_dir != NULL, "%s", error ? error->message : "");
   g_autoptr (CrProgram) q = cr_program_new (from_dir, CR_TYPE_UINT8);
@@ -678,183 +644,6 @@ GST_START_TEST (test_names_stay_in_the_comment)
   g_unlink (path);
   g_rmdir (star);
   g_rmdir (dir);
-}
-
-GST_END_TEST;
-
-static CrMonoid *
-parse (const gchar *data)
-{
-  g_autoptr (GError) error = NULL;
-  CrMonoid *m =
-      cr_monoid_new_from_data (data, strlen (data), "test.monoid", &error);
-  fail_unless (m != NULL, "%s:\n%s", error ? error->message : "", data);
-  return m;
-}
-
-#define COUNTS_ONLY "[Monoid]\nName=h\nBins=%s\nContext=lo:float64;hi:float64\n"
-
-/* Bins: a number from 1 to CR_BINS_MAX; a monoid may only count, or
- * count besides its accumulator; the range comes from lo and hi. */
-GST_START_TEST (test_bins)
-{
-  g_autofree gchar *ok = g_strdup_printf (COUNTS_ONLY, " 64 ");
-  g_autoptr (CrMonoid) m = parse (ok);
-  fail_unless_equals_int (m->bins, 64);
-  fail_if (cr_monoid_has_accumulator (m));
-  fail_unless (m->load == NULL && m->combine == NULL && m->identity == NULL);
-
-  g_autofree gchar *both = g_strconcat (good_file, "Bins=8\n", NULL);
-  g_autoptr (CrMonoid) with = parse (both);
-  fail_unless_equals_int (with->bins, 8);
-  fail_unless (cr_monoid_has_accumulator (with));
-
-  static const gchar *const bad[] = { "0", "65537", "-1", "abc", "1.5",
-    "99999999999999999999" };
-  for (guint k = 0; k < G_N_ELEMENTS (bad); k++) {
-    g_autofree gchar *data = g_strdup_printf (COUNTS_ONLY, bad[k]);
-    assert_rejected (data, CR_ERROR_MONOID_INVALID, "whole number from 1 to");
-  }
-  /* No range to be even over. */
-  assert_rejected ("[Monoid]\nBins=4\n", CR_ERROR_FIELDS, "lo and hi");
-  assert_rejected ("[Monoid]\nBins=4\nContext=lo:float64;hi:int32\n",
-      CR_ERROR_FIELDS, "as float64");
-  /* Counting only, or a whole monoid: not half of one. */
-  g_autofree gchar *half =
-      g_strdup_printf (COUNTS_ONLY "Load=return {};\n", "4");
-  assert_rejected (half, CR_ERROR_MONOID_INVALID, "Accumulator");
-  g_autofree gchar *partial = edit ("Combine", NULL);
-  g_autofree gchar *partial_bins = g_strconcat (partial, "Bins=4\n", NULL);
-  assert_rejected (partial_bins, CR_ERROR_MONOID_INVALID, "Combine");
-  /* The counts' names are taken. */
-  g_autofree gchar *taken = g_strdup_printf (COUNTS_ONLY
-      "Accumulator=below:uint64\nLoad=Acc r; r.below = 0; return r;\n"
-      "Combine=return a;\nIdentity=Acc r; r.below = 0; return r;\n",
-      "4");
-  assert_rejected (taken, CR_ERROR_FIELDS, "taken by the counts");
-
-  /* The bins property: another number, never on a monoid without bins. */
-  g_autoptr (GError) error = NULL;
-  g_autoptr (CrMonoid) more = cr_monoid_with_bins (m, 4096, &error);
-  fail_unless (more != NULL && more->bins == 4096 && m->bins == 64);
-  g_autoptr (CrMonoid) sum = cr_monoid_load ("sum", &error);
-  fail_if (cr_monoid_with_bins (sum, 8, &error));
-  fail_unless (strstr (error->message, "counts no bins") != NULL);
-  g_clear_error (&error);
-  fail_if (cr_monoid_with_bins (m, CR_BINS_MAX + 1, &error));
-  g_clear_error (&error);
-
-  /* Not fused yet: said so. */
-  fail_if (cr_monoid_load ("sum+histogram", &error));
-  fail_unless (
-      strstr (error->message, "not fused yet") != NULL, "%s", error->message);
-}
-
-GST_END_TEST;
-
-/* A monoid with bins: its results as the host reads them, after the
- * monoid's own, and the kernels' layout turned into them. */
-GST_START_TEST (test_bins_layout)
-{
-  g_autofree gchar *both = g_strconcat (good_file, "Bins=5\n", NULL);
-  g_autoptr (CrMonoid) m = parse (both);
-  g_autoptr (CrProgram) p = cr_program_new (m, CR_TYPE_UINT8);
-  const CrLayout *out = &p->out;
-  fail_unless_equals_int (out->n_fields, 5);
-  fail_unless_equals_int (p->bins_field, 1);
-  static const gchar *const names[] = { "inside", "histogram", "below", "above",
-    "nan" };
-  static const gsize offsets[] = { 0, 8, 48, 56, 64 };
-  for (guint f = 0; f < 5; f++) {
-    fail_unless_equals_string (out->names[f], names[f]);
-    fail_unless_equals_int (out->offsets[f], offsets[f]);
-    fail_unless_equals_int (out->lengths[f], f == 1 ? 5 : 1);
-  }
-  fail_unless_equals_int (out->size, 72);
-  fail_unless (strstr (p->source, "#define CR_BINS 5\n") != NULL);
-
-  /* Three channels as the kernels leave them: every Out (8 bytes), then
-   * every channel's 8 counters. */
-  const guint channels = 3, slots = 8;
-  guint8 device[3 * 8 + 3 * 8 * 8];
-  for (guint c = 0; c < channels; c++) {
-    const guint64 inside = 100 + c;
-    memcpy (device + c * 8, &inside, 8);
-    for (guint k = 0; k < slots; k++) {
-      const guint64 n = c * 1000 + k;
-      memcpy (device + 24 + (c * slots + k) * 8, &n, 8);
-    }
-  }
-  guint8 values[3 * 72];
-  cr_program_unpack (p, channels, device, values);
-  for (guint c = 0; c < channels; c++) {
-    guint64 got;
-    memcpy (&got, values + c * 72, 8);
-    fail_unless_equals_uint64 (got, 100 + c);
-    for (guint k = 0; k < slots; k++) {
-      memcpy (&got, values + c * 72 + 8 + k * 8, 8);
-      fail_unless_equals_uint64 (got, c * 1000 + k);
-    }
-  }
-}
-
-GST_END_TEST;
-
-/* lo and hi: an integer type's whole range by default; what each input
- * type accepts. */
-GST_START_TEST (test_bins_range)
-{
-  g_autofree gchar *text = g_strdup_printf (COUNTS_ONLY, "256");
-  g_autoptr (CrMonoid) m = parse (text);
-  const struct {
-    CrType type;
-    gdouble lo, hi;
-    gdouble want_lo, want_hi; /* NAN: refused */
-    const gchar *says;
-  } cases[] = {
-    { CR_TYPE_UINT8, 0, 0, 0, 256, NULL },
-    { CR_TYPE_INT8, 0, 0, -128, 128, NULL },
-    { CR_TYPE_INT16, 0, 0, -32768, 32768, NULL },
-    { CR_TYPE_UINT32, 0, 0, 0, 4294967296.0, NULL },
-    { CR_TYPE_INT32, -10, 10, -10, 10, NULL },
-    { CR_TYPE_UINT8, 10, 10, NAN, NAN, "whole numbers" },
-    { CR_TYPE_UINT8, 0, 257, NAN, NAN, "whole numbers" },
-    { CR_TYPE_UINT8, -1, 10, NAN, NAN, "whole numbers" },
-    { CR_TYPE_INT16, 0.5, 10, NAN, NAN, "whole numbers" },
-    { CR_TYPE_INT64, 0, 0, NAN, NAN, "need a range" },
-    { CR_TYPE_INT64, -512, 512, -512, 512, NULL },
-    { CR_TYPE_UINT64, 0, 1000, NAN, NAN, "divide" },
-    { CR_TYPE_INT64, 0, 1e17, NAN, NAN, "whole numbers" },
-    { CR_TYPE_FLOAT32, 0, 0, NAN, NAN, "need a range" },
-    { CR_TYPE_FLOAT64, 1, -1, NAN, NAN, "need a range" },
-    { CR_TYPE_FLOAT64, -INFINITY, 1, NAN, NAN, "need a range" },
-    { CR_TYPE_FLOAT32, -1, 1, -1, 1, NULL },
-  };
-  for (guint k = 0; k < G_N_ELEMENTS (cases); k++) {
-    g_autoptr (CrProgram) p = cr_program_new (m, cases[k].type);
-    g_autoptr (GHashTable) values = g_hash_table_new_full (
-        g_str_hash, g_str_equal, NULL, (GDestroyNotify)g_free);
-    GValue *lo = g_new0 (GValue, 1), *hi = g_new0 (GValue, 1);
-    g_value_set_double (g_value_init (lo, G_TYPE_DOUBLE), cases[k].lo);
-    g_value_set_double (g_value_init (hi, G_TYPE_DOUBLE), cases[k].hi);
-    g_hash_table_insert (values, "lo", lo);
-    g_hash_table_insert (values, "hi", hi);
-    guint8 ctx[16];
-    g_autoptr (GError) error = NULL;
-    const gboolean ok = cr_program_pack_context (p, 0, values, ctx, &error);
-    if (isnan (cases[k].want_lo)) {
-      fail_if (ok, "case %u accepted", k);
-      fail_unless (strstr (error->message, cases[k].says) != NULL,
-          "case %u: %s", k, error->message);
-      continue;
-    }
-    fail_unless (ok, "case %u: %s", k, error ? error->message : "");
-    gdouble got_lo, got_hi;
-    memcpy (&got_lo, ctx + p->ctx.offsets[cr_layout_find (&p->ctx, "lo")], 8);
-    memcpy (&got_hi, ctx + p->ctx.offsets[cr_layout_find (&p->ctx, "hi")], 8);
-    fail_unless (got_lo == cases[k].want_lo && got_hi == cases[k].want_hi,
-        "case %u: %g..%g", k, got_lo, got_hi);
-  }
 }
 
 GST_END_TEST;
@@ -881,9 +670,6 @@ monoid_suite (void)
   tcase_add_test (tc, test_many_fields);
   tcase_add_test (tc, test_bad_escapes);
   tcase_add_test (tc, test_names_stay_in_the_comment);
-  tcase_add_test (tc, test_bins);
-  tcase_add_test (tc, test_bins_layout);
-  tcase_add_test (tc, test_bins_range);
   return s;
 }
 

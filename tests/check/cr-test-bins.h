@@ -1,0 +1,72 @@
+/* cr-test-bins.h: the CPU reference of monoids with bins: values counted in
+ * even bins as docs/element.md defines them, read back from results, and
+ * percentiles of counts. */
+#pragma once
+
+#include "cr-test-video.h"
+
+G_BEGIN_DECLS
+
+/* Rows of interleaved channels, in lines of per_line rows stride bytes
+ * apart (per_line 0: one line). */
+typedef struct {
+  const guint8 *data;
+  guint channels;
+  guint64 rows;
+  guint64 per_line;
+  gsize stride;
+} CrTestSpan;
+
+/* How values find their bins, as docs/element.md defines it. */
+typedef struct {
+  CrType type;
+  guint bins;
+  gdouble lo, hi;
+} CrTestBinning;
+
+/* A channel's counts: the bins, then below, above and NaN. */
+#define CR_TEST_SLOTS(b) ((b)->bins + 3)
+
+/* Integer types: the whole range unless one is chosen (lo == hi == 0). */
+CrTestBinning cr_test_binning (CrType type, guint bins, gdouble lo, gdouble hi);
+
+/* The slot of element @k at @data: its bin, or bins (below), bins + 1
+ * (above), bins + 2 (NaN). */
+guint cr_test_slot_of (const CrTestBinning *b, gconstpointer data, gsize k);
+
+/* Adds @s's channel @c (every channel when @c < 0) to @slots. */
+void cr_test_count_span (
+    const CrTestBinning *b, const CrTestSpan *s, gint c, guint64 *slots);
+
+/* Adds the frame @f's component @comp (every component for -1) to
+ * @slots. */
+void cr_test_count_frame (
+    const CrTestBinning *b, const CrTestFrame *f, gint comp, guint64 *slots);
+
+/* The span of component @c of the frame @f, whose samples are @type. */
+CrTestSpan cr_test_frame_span (const CrTestFrame *f, guint c, CrType type);
+
+/* Fails unless value @v of result @s (of @n values, 0: not per channel)
+ * counts what @want does. */
+void cr_test_check_slots (const GstStructure *s, const CrTestBinning *b,
+    guint n, guint v, const guint64 *want, const gchar *what);
+
+/* Field @name of result @s for value @v of @n (0: not per channel). */
+const GValue *cr_test_value_of (
+    const GstStructure *s, const gchar *name, guint n, guint v);
+
+/* The value percentile @p reports of @slots, as docs/element.md defines
+ * it: the lowest value of the bin in which the count from below reaches
+ * max (1, round (p * n)), n the values not NaN; -inf, inf or NaN as it
+ * says. @bin_value gives a bin's lowest value. */
+gdouble cr_test_percentile (const CrTestBinning *b, const guint64 *slots,
+    gdouble p, gdouble (*bin_value) (const CrTestBinning *b, guint k));
+
+/* The lowest value of even bin @k, as docs/element.md gives it. */
+gdouble cr_test_bin_value (const CrTestBinning *b, guint k);
+
+/* @n random values of @type: 64-bit integers within +-2^53 (where a range
+ * can be given), floats with some NaN. */
+guint8 *cr_test_random_binned (GRand *rand, CrType type, gsize n);
+
+G_END_DECLS
