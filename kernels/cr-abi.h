@@ -180,4 +180,32 @@ CR_ABI_ASSERT (sizeof (struct CrBatch) <= 4096, "CrBatch fits a launch");
  * more before allocating. */
 #define CR_BIN_COUNTERS_MAX (1u << 24)
 
+/* Where the kernels that count bins (histogram.cu) keep the counts of
+ * channels * CR_BIN_SLOTS slots: device addresses of cr_u64 counters.
+ * Passed by value. */
+struct CrBinArgs {
+  cr_u64 scratch; /* zero before and after every launch */
+  cr_u64 carry; /* 0, or the counts of the launches before (may be state) */
+  cr_u64 state; /* receives carry plus this launch's counts */
+  cr_u64 result; /* the same, then each channel's percentiles (doubles) */
+  cr_u32 copies; /* shared copies of the counters per block (0: none) */
+  cr_u32 unused;
+};
+
+CR_ABI_ASSERT (
+    sizeof (struct CrBinArgs) == 40 && CR_ABI_ALIGNOF (struct CrBinArgs) == 8,
+    "CrBinArgs layout");
+CR_ABI_ASSERT (CR_ABI_OFFSETOF (struct CrBinArgs, scratch) == 0
+        && CR_ABI_OFFSETOF (struct CrBinArgs, carry) == 8
+        && CR_ABI_OFFSETOF (struct CrBinArgs, state) == 16
+        && CR_ABI_OFFSETOF (struct CrBinArgs, result) == 24
+        && CR_ABI_OFFSETOF (struct CrBinArgs, copies) == 32
+        && CR_ABI_OFFSETOF (struct CrBinArgs, unused) == 36,
+    "CrBinArgs offsets");
+/* The kernels that take it pass at most 12 other 8-byte parameters before
+ * the Ctx (histogram.cu's cr_reduce_binned_pitched), fewer than the batch
+ * kernel's, which CR_CTX_MAX_BYTES allows for. */
+CR_ABI_ASSERT (sizeof (struct CrBinArgs) + 12 * 8 <= CR_PARAMS_BEFORE_CTX,
+    "the counting kernels' parameters fit beside the largest Ctx");
+
 #endif /* CR_ABI_H */

@@ -15,8 +15,10 @@
  * never wrong.
  *
  * A channel's slots (CR_BIN_SLOTS): the bins, then below, above and NaN.
- * Even bins (CR_BIN_BODY 0) are over [lo, hi] (ctx.lo, ctx.hi, which the
- * host checked and filled in): value v is in bin
+ * Even bins (CR_BIN_BODY 0) are over [lo, hi] (the context fields lo and
+ * hi, of the monoid's Ctx or in a fused monoid of the member's, which
+ * CR_BIN_CTX picks; the host checked and filled them in): value v is in
+ * bin
  * floor((v - lo) * bins / (hi - lo)), the last bin also holding hi, as
  * numpy's histogram does. Integers find their bin exactly in integer
  * arithmetic; floats in double precision. Otherwise the monoid's Bin body
@@ -54,14 +56,15 @@ cr_binning (const Ctx &ctx)
 #if CR_BIN_BODY
   b.unused = 0;
 #elif IN_IS_FLOAT
-  b.lo = ctx.lo;
-  b.hi = ctx.hi;
-  b.scale = CR_BINS / (ctx.hi - ctx.lo);
+  b.lo = CR_BIN_CTX (ctx).lo;
+  b.hi = CR_BIN_CTX (ctx).hi;
+  b.scale = CR_BINS / (b.hi - b.lo);
 #else
   /* The host checked that lo and hi are whole values of the type (hi
    * up to its largest plus one), and hi > lo. */
-  b.lo = (In) (wide) ctx.lo;
-  b.range = (unsigned long long) (ctx.hi - ctx.lo);
+  const double lo = CR_BIN_CTX (ctx).lo, hi = CR_BIN_CTX (ctx).hi;
+  b.lo = (In) (wide) lo;
+  b.range = (unsigned long long) (hi - lo);
   b.width = b.range % CR_BINS == 0 ? b.range / CR_BINS : 0;
   b.shift = b.width ? __ffsll ((long long) b.width) - 1 : 0;
   b.pow2 = b.width != 0 && (b.width & (b.width - 1)) == 0;
@@ -194,7 +197,7 @@ cr_bin_value (unsigned int k, const CrBinning &b, const Ctx &ctx)
 #if CR_BIN_BODY
   return (double) k;
 #elif IN_IS_FLOAT
-  return ctx.lo + (ctx.hi - ctx.lo) * k / CR_BINS;
+  return b.lo + (b.hi - b.lo) * k / CR_BINS;
 #else
   /* k * range < 2^16 * 2^32 below 64-bit input, whose bins are whole. */
   const unsigned long long offset =
@@ -274,44 +277,115 @@ cr_percentiles (const unsigned long long *counts, unsigned int channels,
 }
 #endif
 
-/* Counts the values of @lines lines of @line_bytes, @pitch bytes apart
- * (contiguous data is one line), rows of @channels interleaved values;
- * the first row is row @row_base of the whole input (cr_bin's i counts
- * rows as if the lines were packed, as cr_load's does).
- *
- * copies:  shared copies of every channel's counters (0: count in
- *          @scratch); the launch gives copies * channels * CR_BIN_SLOTS
- *          32-bit counters of dynamic shared memory
- * scratch: channels * CR_BIN_SLOTS, zero before and after every launch
- * ticket:  zero before the first launch, and left zero by every launch
- * carry:   NULL, or the counts of the launches before (may equal state)
- * state, result: receive carry plus these counts; after them in @result,
- *          each channel's CR_PERCENTILES percentiles, as doubles */
-extern "C" __global__ void __launch_bounds__ (CR_BLOCK_THREADS)
-cr_histogram (const unsigned char *data, unsigned long long line_bytes,
-    unsigned long long pitch, unsigned long long lines, unsigned int channels,
-    unsigned long long row_base, unsigned int copies,
-    unsigned long long *scratch, unsigned int *ticket,
-    const unsigned long long *carry, unsigned long long *state,
-    unsigned long long *result, const Ctx ctx)
+/* The block's copies of the counters of @slots slots in dynamic shared
+ * memory, zeroed, and this warp's copy (NULL without copies: count in
+ * the device's scratch). Every thread calls it, then waits at a barrier
+ * before counting. */
+static __device__ __forceinline__ unsigned int *
+cr_bins_begin (unsigned int slots, unsigned int copies)
 {
   extern __shared__ unsigned int cr_bin_counts[];
-  const unsigned int slots = channels * CR_BIN_SLOTS (CR_BINS);
-  const unsigned int warp = threadIdx.x / CR_WARP_THREADS;
-  const CrBinning b = cr_binning (ctx);
-
   for (unsigned int w = threadIdx.x; w < copies * slots; w += CR_BLOCK_THREADS)
     cr_bin_counts[w] = 0;
+  return copies
+      ? cr_bin_counts + (threadIdx.x / CR_WARP_THREADS % copies) * slots
+      : nullptr;
+}
+
 #if CR_BIN_TABLE
+/* 8-bit input's slots, one for each value, filled by the block; read
+ * after the barrier that follows cr_bins_begin. */
+static __device__ __forceinline__ const unsigned int *
+cr_bin_table (const CrBinning &b, const Ctx &ctx)
+{
   __shared__ unsigned int table[256];
   for (unsigned int u = threadIdx.x; u < 256; u += CR_BLOCK_THREADS)
     table[u] = cr_bin_of ((In) (unsigned char) u, 0, b, ctx);
+  return table;
+}
 #else
-  const unsigned int *table = nullptr;
+static __device__ __forceinline__ const unsigned int *
+cr_bin_table (const CrBinning &, const Ctx &)
+{
+  return nullptr;
+}
 #endif
+
+/* Adds the block's shared counts to @scratch, once every thread has
+ * counted its values: every thread calls it. After it, all the block's
+ * counts are in @scratch (a block alone is then the last, and takes no
+ * ticket to wait for its threads). */
+static __device__ __forceinline__ void
+cr_bins_flush (
+    unsigned int slots, unsigned int copies, unsigned long long *scratch)
+{
+  extern __shared__ unsigned int cr_bin_counts[];
   __syncthreads ();
-  unsigned int *mine =
-      copies ? cr_bin_counts + (warp % copies) * slots : nullptr;
+  for (unsigned int w = threadIdx.x; copies && w < slots;
+       w += CR_BLOCK_THREADS) {
+    unsigned int n = 0;
+    for (unsigned int k = 0; k < copies; k++)
+      n += cr_bin_counts[k * slots + w];
+    if (n)
+      atomicAdd (scratch + w, (unsigned long long) n);
+  }
+  __syncthreads ();
+}
+
+/* In the block that finishes a launch, after every block's flush: the
+ * counts of @channels channels plus the carried ones, kept in the state
+ * and written to the result with the percentiles; the scratch left zero
+ * for the next launch. Every thread of that block calls it. */
+static __device__ void
+cr_bins_finish (unsigned int channels, const CrBinArgs &args,
+    const CrBinning &b, const Ctx &ctx)
+{
+  const unsigned int slots = channels * CR_BIN_SLOTS (CR_BINS);
+  unsigned long long *scratch =
+      reinterpret_cast<unsigned long long *> (args.scratch);
+  const unsigned long long *carry =
+      reinterpret_cast<const unsigned long long *> (args.carry);
+  unsigned long long *state =
+      reinterpret_cast<unsigned long long *> (args.state);
+  unsigned long long *result =
+      reinterpret_cast<unsigned long long *> (args.result);
+  for (unsigned int w = threadIdx.x; w < slots; w += CR_BLOCK_THREADS) {
+    unsigned long long n = __ldcg (scratch + w);
+    if (carry != nullptr)
+      n += carry[w];
+    state[w] = n;
+    result[w] = n;
+    scratch[w] = 0;
+  }
+#ifdef CR_PERCENTILES
+  /* The counts in state, written by this block's threads: device memory,
+   * where result may be the host's. */
+  __syncthreads ();
+  cr_percentiles (
+      state, channels, b, reinterpret_cast<double *> (result + slots), ctx);
+#endif
+}
+
+/* Counts the values of @lines lines of @line_bytes, @pitch bytes apart
+ * (contiguous data is one line), rows of @channels interleaved values;
+ * the first row is row @row_base of the whole input (cr_bin's i counts
+ * rows as if the lines were packed, as cr_load's does). The launch gives
+ * bins.copies * channels * CR_BIN_SLOTS 32-bit counters of dynamic shared
+ * memory; @ticket is zero before the first launch, and left zero by every
+ * launch. */
+extern "C" __global__ void __launch_bounds__ (CR_BLOCK_THREADS)
+cr_histogram (const unsigned char *data, unsigned long long line_bytes,
+    unsigned long long pitch, unsigned long long lines, unsigned int channels,
+    unsigned long long row_base, unsigned int *ticket, const CrBinArgs bins,
+    const Ctx ctx)
+{
+  const unsigned int slots = channels * CR_BIN_SLOTS (CR_BINS);
+  const CrBinning b = cr_binning (ctx);
+  unsigned int *mine = cr_bins_begin (slots, bins.copies);
+  const unsigned int *table = cr_bin_table (b, ctx);
+  unsigned long long *scratch =
+      reinterpret_cast<unsigned long long *> (bins.scratch);
+  __syncthreads ();
 
   const unsigned long long tid =
       (unsigned long long) blockIdx.x * CR_BLOCK_THREADS + threadIdx.x;
@@ -319,8 +393,8 @@ cr_histogram (const unsigned char *data, unsigned long long line_bytes,
       (unsigned long long) gridDim.x * CR_BLOCK_THREADS;
   const unsigned int per_vec = CR_LOAD_BYTES / sizeof (In);
   const unsigned long long per_line = line_bytes / sizeof (In);
-  const bool aligned =
-      reinterpret_cast<unsigned long long> (data) % CR_LOAD_BYTES == 0
+  const bool aligned = reinterpret_cast<unsigned long long> (data)
+              % CR_LOAD_BYTES == 0
       && (lines == 1 || pitch % CR_LOAD_BYTES == 0);
   /* The row of value e of the packed lines: dead code but for a Bin
    * body. */
@@ -337,7 +411,8 @@ cr_histogram (const unsigned char *data, unsigned long long line_bytes,
           data, n_vec, row_base, tid, nthreads, b, table, mine, ctx);
       v = n_vec;
     }
-    for (; v + (CR_UNROLL - 1) * nthreads < n_vec; v += CR_UNROLL * nthreads) {
+    for (; v + (CR_UNROLL - 1) * nthreads < n_vec;
+         v += CR_UNROLL * nthreads) {
       CrBinVec r[CR_UNROLL];
       unsigned int c0[CR_UNROLL];
       unsigned long long e0[CR_UNROLL];
@@ -376,7 +451,8 @@ cr_histogram (const unsigned char *data, unsigned long long line_bytes,
       const unsigned long long e0 = line * per_line + col * per_vec;
 #pragma unroll
       for (unsigned int k = 0; k < per_vec; k++) {
-        cr_count (r.e[k], CR_ROW_OF (e0 + k), c, b, table, mine, scratch, ctx);
+        cr_count (
+            r.e[k], CR_ROW_OF (e0 + k), c, b, table, mine, scratch, ctx);
         c = c + 1 == channels ? 0 : c + 1;
       }
     }
@@ -395,41 +471,121 @@ cr_histogram (const unsigned char *data, unsigned long long line_bytes,
       const unsigned long long line = t / per_line;
       const unsigned long long e = t % per_line;
       const In *row = reinterpret_cast<const In *> (data + line * pitch);
-      cr_count (row[e], CR_ROW_OF (t), (unsigned int) (e % channels), b, table,
-          mine, scratch, ctx);
+      cr_count (row[e], CR_ROW_OF (t), (unsigned int) (e % channels), b,
+          table, mine, scratch, ctx);
     }
   }
 #undef CR_ROW_OF
 
-  /* Every thread's counts are in before any is read: the shared copies
-   * below, and @scratch when a block alone is the last (it takes no
-   * ticket, so nothing else waits for its threads). */
-  __syncthreads ();
-  if (copies) {
-    for (unsigned int w = threadIdx.x; w < slots; w += CR_BLOCK_THREADS) {
-      unsigned int n = 0;
-      for (unsigned int k = 0; k < copies; k++)
-        n += cr_bin_counts[k * slots + w];
-      if (n)
-        atomicAdd (scratch + w, (unsigned long long) n);
-    }
-  }
+  cr_bins_flush (slots, bins.copies, scratch);
   if (!cr_block_is_last (ticket))
     return;
-  for (unsigned int w = threadIdx.x; w < slots; w += CR_BLOCK_THREADS) {
-    unsigned long long n = __ldcg (scratch + w);
-    if (carry != nullptr)
-      n += carry[w];
-    state[w] = n;
-    result[w] = n;
-    scratch[w] = 0;
-  }
-#ifdef CR_PERCENTILES
-  /* The counts in state, written by this block's threads: device memory,
-   * where result may be the host's. */
-  __syncthreads ();
-  cr_percentiles (
-      state, channels, b, reinterpret_cast<double *> (result + slots), ctx);
-#endif
+  cr_bins_finish (channels, bins, b, ctx);
   cr_release_ticket (ticket, gridDim.x);
 }
+
+#if CR_WITH_BINNED
+/* The kernels of a monoid that folds an accumulator and counts bins: one
+ * pass, in which the reduction's fold (reduce.cu) also counts each value
+ * it reads (CrCountVisit), and the block that finishes the reduction
+ * finishes the counts too. They take the same parameters as the plain
+ * kernels they extend, then the counts' (CrBinArgs). */
+
+/* Counts each element a fold reads in channel @c's counters. */
+struct CrCountVisit {
+  const CrBinning *b;
+  const unsigned int *table;
+  unsigned int *mine;
+  unsigned long long *scratch;
+  const Ctx *ctx;
+
+  __device__ __forceinline__ void
+  operator() (const In x, unsigned long long row, unsigned int c) const
+  {
+    cr_count (x, row, c, *b, table, mine, scratch, *ctx);
+  }
+};
+
+/* Rows of C channels packed in loads, as cr_reduce_packed<C>. */
+template <int C>
+static __device__ __forceinline__ void
+cr_reduce_binned_packed (const In *data, unsigned long long rows,
+    unsigned long long row_base, CrAccWords *partials, unsigned int *ticket,
+    const Acc *carry, Acc *state, Out *result, unsigned long long count,
+    const CrBinArgs &bins, const Ctx &ctx)
+{
+  const unsigned int slots = C * CR_BIN_SLOTS (CR_BINS);
+  const CrBinning b = cr_binning (ctx);
+  unsigned long long *scratch =
+      reinterpret_cast<unsigned long long *> (bins.scratch);
+  const CrCountVisit visit = { &b, cr_bin_table (b, ctx),
+    cr_bins_begin (slots, bins.copies), scratch, &ctx };
+  __syncthreads ();
+  Acc acc[C];
+  cr_fold_packed<C> (data, rows, row_base,
+      (unsigned long long) blockIdx.x * CR_BLOCK_THREADS + threadIdx.x,
+      (unsigned long long) gridDim.x * CR_BLOCK_THREADS, acc, ctx, visit);
+  cr_bins_flush (slots, bins.copies, scratch);
+  if (cr_finish_packed<C> (acc, partials, ticket, carry, state, result, count,
+          ctx))
+    cr_bins_finish (C, bins, b, ctx);
+}
+
+extern "C" __global__ void __launch_bounds__ (CR_BLOCK_THREADS)
+cr_reduce_binned (const In *data, unsigned long long n,
+    unsigned long long index_base, CrAccWords *partials, unsigned int *ticket,
+    const Acc *carry, Acc *state, Out *result, unsigned long long count,
+    const CrBinArgs bins, const Ctx ctx)
+{
+  cr_reduce_binned_packed<1> (data, n, index_base, partials, ticket, carry,
+      state, result, count, bins, ctx);
+}
+
+/* 2, 4 or 8 channels, as reduce-channels.cu's cr_reduce_channels_vec<C>,
+ * under the same conditions. */
+#define CR_BINNED_VEC_KERNEL(C) \
+  extern "C" __global__ void __launch_bounds__ (CR_BLOCK_THREADS) \
+  cr_reduce_binned_vec##C (const In *data, unsigned long long rows, \
+      unsigned long long row_base, CrAccWords *partials, \
+      unsigned int *ticket, const Acc *carry, Acc *state, Out *result, \
+      unsigned long long count, const CrBinArgs bins, const Ctx ctx) \
+  { \
+    cr_reduce_binned_packed<C> (data, rows, row_base, partials, ticket, \
+        carry, state, result, count, bins, ctx); \
+  }
+
+#if CR_WITH_VEC2
+CR_BINNED_VEC_KERNEL (2)
+#endif
+#if CR_WITH_VEC4 && CR_LOAD_BYTES / CR_IN_BYTES % 4 == 0
+CR_BINNED_VEC_KERNEL (4)
+#endif
+#if CR_WITH_VEC8 && CR_LOAD_BYTES / CR_IN_BYTES % 8 == 0
+CR_BINNED_VEC_KERNEL (8)
+#endif
+
+#if CR_WITH_PITCHED
+/* Lines with padding between them, read in place, as cr_reduce_pitched. */
+extern "C" __global__ void __launch_bounds__ (CR_BLOCK_THREADS)
+cr_reduce_binned_pitched (const In *data, unsigned int line_vecs,
+    unsigned long long pitch, unsigned int n_vec, unsigned long long index_base,
+    CrAccWords *partials, unsigned int *ticket, const Acc *carry, Acc *state,
+    Out *result, unsigned long long count, const CrBinArgs bins,
+    const Ctx ctx)
+{
+  const unsigned int slots = CR_BIN_SLOTS (CR_BINS);
+  const CrBinning b = cr_binning (ctx);
+  unsigned long long *scratch =
+      reinterpret_cast<unsigned long long *> (bins.scratch);
+  const CrCountVisit visit = { &b, cr_bin_table (b, ctx),
+    cr_bins_begin (slots, bins.copies), scratch, &ctx };
+  __syncthreads ();
+  Acc acc[1];
+  cr_fold_pitched (data, line_vecs, pitch, n_vec, index_base, acc, ctx, visit);
+  cr_bins_flush (slots, bins.copies, scratch);
+  if (cr_finish_packed<1> (acc, partials, ticket, carry, state, result, count,
+          ctx))
+    cr_bins_finish (1, bins, b, ctx);
+}
+#endif
+#endif /* CR_WITH_BINNED */

@@ -192,16 +192,28 @@ cr_end_channel (Acc total, unsigned int c, const Acc *carry, Acc *state,
   result[c] = cr_finalize (total, count, ctx);
 }
 
+/* What a fold does with each element besides combining it: nothing here;
+ * histogram.cu's folds also count it in a bin. Called with the element,
+ * its row (cr_load's i) and its channel; inlined, so that nothing is left
+ * of it in the plain kernels. */
+struct CrNoVisit {
+  __device__ __forceinline__ void
+  operator() (const In, unsigned long long, unsigned int) const
+  {
+  }
+};
+
 /* Folds rows of C channels packed in loads into acc[C]: thread @tid of
  * @nthreads takes every nthreads-th load. C = 1 takes data of any
  * alignment (the elements before the first load boundary one per thread);
  * C > 1 needs data aligned to CR_LOAD_BYTES, so that loads start on a
- * row. */
-template <int C>
+ * row. @visit sees every element it folds. */
+template <int C, typename Visit = CrNoVisit>
 static __device__ __forceinline__ void
 cr_fold_packed (const In *data, unsigned long long rows,
     unsigned long long row_base, unsigned long long tid,
-    unsigned long long nthreads, Acc (&acc)[C], const Ctx &ctx)
+    unsigned long long nthreads, Acc (&acc)[C], const Ctx &ctx,
+    const Visit &visit = Visit ())
 {
 #pragma unroll
   for (int c = 0; c < C; c++)
@@ -215,9 +227,11 @@ cr_fold_packed (const In *data, unsigned long long rows,
     head = (CR_LOAD_BYTES - past) % CR_LOAD_BYTES / sizeof (In);
     if (head > rows)
       head = rows;
-    if (tid < head)
+    if (tid < head) {
       acc[0] = cr_combine (acc[0], cr_load (data[tid], row_base + tid, ctx),
           ctx);
+      visit (data[tid], row_base + tid, 0);
+    }
   }
 
   const CrVec *vec = reinterpret_cast<const CrVec *> (data + head * C);
@@ -234,9 +248,11 @@ cr_fold_packed (const In *data, unsigned long long rows,
       const unsigned long long row =
           vec_row + (v + u * nthreads) * (CR_VEC / C);
 #pragma unroll
-      for (int k = 0; k < (int) CR_VEC; k++)
+      for (int k = 0; k < (int) CR_VEC; k++) {
         acc[k % C] = cr_combine (acc[k % C],
             cr_load (r[u].e[k], row + k / C, ctx), ctx);
+        visit (r[u].e[k], row + k / C, k % C);
+      }
     }
   }
   for (; v < n_vec; v += nthreads) {
@@ -244,17 +260,21 @@ cr_fold_packed (const In *data, unsigned long long rows,
     r.raw = __ldg (&vec[v].raw);
     const unsigned long long row = vec_row + v * (CR_VEC / C);
 #pragma unroll
-    for (int k = 0; k < (int) CR_VEC; k++)
+    for (int k = 0; k < (int) CR_VEC; k++) {
       acc[k % C] = cr_combine (acc[k % C],
           cr_load (r.e[k], row + k / C, ctx), ctx);
+      visit (r.e[k], row + k / C, k % C);
+    }
   }
   /* Rows after the last whole vector, one per thread. */
   const unsigned long long tail = head + n_vec * (CR_VEC / C) + tid;
   if (tail < rows) {
 #pragma unroll
-    for (int c = 0; c < C; c++)
+    for (int c = 0; c < C; c++) {
       acc[c] = cr_combine (acc[c],
           cr_load (data[tail * C + c], row_base + tail, ctx), ctx);
+      visit (data[tail * C + c], row_base + tail, c);
+    }
   }
 }
 
@@ -303,9 +323,11 @@ cr_fold_strided (const In *data, unsigned long long rows,
  *            zero by every launch
  * carry:     NULL, or the C states of the rows before (may equal state)
  * state:     receives carry combined with these rows, per channel
- * result:    receives cr_finalize (state, count), per channel */
+ * result:    receives cr_finalize (state, count), per channel
+ * Returns true in the block that finished the reduction, false in the
+ * others. */
 template <int C>
-static __device__ __forceinline__ void
+static __device__ __forceinline__ bool
 cr_finish_packed (Acc (&acc)[C], CrAccWords *partials, unsigned int *ticket,
     const Acc *carry, Acc *state, Out *result, unsigned long long count,
     const Ctx &ctx)
@@ -319,7 +341,7 @@ cr_finish_packed (Acc (&acc)[C], CrAccWords *partials, unsigned int *ticket,
       partials[blockIdx.x * C + c].acc = acc[c];
   }
   if (!cr_block_is_last (ticket))
-    return;
+    return false;
 
   if (gridDim.x > 1) {
 #pragma unroll
@@ -336,6 +358,7 @@ cr_finish_packed (Acc (&acc)[C], CrAccWords *partials, unsigned int *ticket,
       cr_end_channel (acc[c], c, carry, state, result, count, ctx);
   }
   cr_release_ticket (ticket, gridDim.x);
+  return true;
 }
 
 /* C channels whose rows pack whole into 16-byte loads: C = 1 (any type),
@@ -375,35 +398,39 @@ cr_reduce (const In *data, unsigned long long n, unsigned long long index_base,
 }
 
 #if CR_WITH_PITCHED
-/* Only the pitched kernel folds a whole load into one accumulator; left
+/* Only the pitched kernels fold a whole load into one accumulator; left
  * out otherwise, as NVRTC warns about an unused function. */
+template <typename Visit>
 static __device__ __forceinline__ Acc
-cr_fold_vec (Acc acc, const CrVec &v, unsigned long long i, const Ctx &ctx)
+cr_fold_vec (Acc acc, const CrVec &v, unsigned long long i, const Ctx &ctx,
+    const Visit &visit)
 {
 #pragma unroll
-  for (int k = 0; k < (int) CR_VEC; k++)
+  for (int k = 0; k < (int) CR_VEC; k++) {
     acc = cr_combine (acc, cr_load (v.e[k], i + k, ctx), ctx);
+    visit (v.e[k], i + k, 0);
+  }
   return acc;
 }
 
-/* Lines with padding between them, read in place (a plane of a frame in
- * GPU memory, whose pitch is wider than its rows): @lines * @line_vecs
- * loads, @line_vecs to a line, lines @pitch bytes apart. The host checks
- * that data and pitch are aligned to CR_LOAD_BYTES, that a line is whole
- * loads, and that the loads number fewer than CR_PITCHED_LOADS_LIMIT, so
- * that the line of a load is one 32-bit division. cr_load's i counts as
- * if the lines were packed, so the results equal those of the packed
- * rows. */
-extern "C" __global__ void __launch_bounds__ (CR_BLOCK_THREADS)
-cr_reduce_pitched (const In *data, unsigned int line_vecs,
+/* Folds lines with padding between them, read in place (a plane of a
+ * frame in GPU memory, whose pitch is wider than its rows), into acc[0]:
+ * @n_vec loads, @line_vecs to a line, lines @pitch bytes apart. The host
+ * checks that data and pitch are aligned to CR_LOAD_BYTES, that a line is
+ * whole loads, and that the loads number fewer than
+ * CR_PITCHED_LOADS_LIMIT, so that the line of a load is one 32-bit
+ * division. cr_load's i counts as if the lines were packed, so the results
+ * equal those of the packed rows. @visit sees every element. */
+template <typename Visit = CrNoVisit>
+static __device__ __forceinline__ void
+cr_fold_pitched (const In *data, unsigned int line_vecs,
     unsigned long long pitch, unsigned int n_vec, unsigned long long index_base,
-    CrAccWords *partials, unsigned int *ticket, const Acc *carry, Acc *state,
-    Out *result, unsigned long long count, const Ctx ctx)
+    Acc (&acc)[1], const Ctx &ctx, const Visit &visit = Visit ())
 {
   const unsigned char *base = reinterpret_cast<const unsigned char *> (data);
   const unsigned int nthreads = gridDim.x * CR_BLOCK_THREADS;
   unsigned int v = blockIdx.x * CR_BLOCK_THREADS + threadIdx.x;
-  Acc acc[1] = { cr_identity (ctx) };
+  acc[0] = cr_identity (ctx);
 
   for (; v + (CR_UNROLL - 1) * nthreads < n_vec; v += CR_UNROLL * nthreads) {
     CrVec r[CR_UNROLL];
@@ -417,7 +444,8 @@ cr_reduce_pitched (const In *data, unsigned int line_vecs,
 #pragma unroll
     for (int u = 0; u < CR_UNROLL; u++)
       acc[0] = cr_fold_vec (acc[0], r[u],
-          index_base + (unsigned long long) (v + u * nthreads) * CR_VEC, ctx);
+          index_base + (unsigned long long) (v + u * nthreads) * CR_VEC, ctx,
+          visit);
   }
   for (; v < n_vec; v += nthreads) {
     const unsigned int line = v / line_vecs;
@@ -425,8 +453,19 @@ cr_reduce_pitched (const In *data, unsigned int line_vecs,
     r.raw = __ldg (reinterpret_cast<const uint4 *> (base + line * pitch
         + (unsigned long long) (v - line * line_vecs) * CR_LOAD_BYTES));
     acc[0] = cr_fold_vec (
-        acc[0], r, index_base + (unsigned long long) v * CR_VEC, ctx);
+        acc[0], r, index_base + (unsigned long long) v * CR_VEC, ctx, visit);
   }
+}
+
+/* Lines with padding between them, read in place (cr_fold_pitched). */
+extern "C" __global__ void __launch_bounds__ (CR_BLOCK_THREADS)
+cr_reduce_pitched (const In *data, unsigned int line_vecs,
+    unsigned long long pitch, unsigned int n_vec, unsigned long long index_base,
+    CrAccWords *partials, unsigned int *ticket, const Acc *carry, Acc *state,
+    Out *result, unsigned long long count, const Ctx ctx)
+{
+  Acc acc[1];
+  cr_fold_pitched (data, line_vecs, pitch, n_vec, index_base, acc, ctx);
   cr_finish_packed<1> (acc, partials, ticket, carry, state, result, count,
       ctx);
 }

@@ -6,7 +6,9 @@
  * (cr-monoid-names.c resolves the names) have their fields listed under
  * qualified names ("minmax.min"), which the host side (layouts, messages,
  * tensors, context) uses like any other field list; cr-program.c generates
- * the code that maps the qualified fields onto each member's own structs. */
+ * the code that maps the qualified fields onto each member's own structs.
+ * One member may count bins: the fused monoid counts them, and its counts
+ * and percentiles keep their own names (histogram, low, ...). */
 #include "cr-fuse.h"
 
 #include "cr-error.h"
@@ -62,15 +64,24 @@ cr_monoid_fuse (GPtrArray *members, const gchar *const *labels, GError **error)
       }
   }
 
+  /* The counts are the fused monoid's, under their own names: one member
+   * may count bins. */
+  const CrMonoid *binned = NULL;
+  const gchar *binned_label = NULL;
   for (guint k = 0; k < members->len; k++) {
     const CrMonoid *m = g_ptr_array_index (members, k);
-    if (m->bins > 0) {
+    if (m->bins == 0)
+      continue;
+    if (binned != NULL) {
       g_set_error (error, CR_ERROR, CR_ERROR_FIELDS,
-          "In the fused monoid \"%s\", %s counts bins, and a monoid with "
-          "bins is not fused yet; use a second cudareduce element for it",
-          name, labels[k]);
+          "In the fused monoid \"%s\", %s and %s both count bins, and a "
+          "fused monoid has one histogram; use a second cudareduce element "
+          "for the other",
+          name, binned_label, labels[k]);
       return NULL;
     }
+    binned = m;
+    binned_label = labels[k];
   }
 
   g_autoptr (CrMonoid) fused = g_atomic_rc_box_new0 (CrMonoid);
@@ -80,7 +91,14 @@ cr_monoid_fuse (GPtrArray *members, const gchar *const *labels, GError **error)
   fused->accumulator = cr_fields_new ();
   fused->context = cr_fields_new ();
   fused->output = cr_fields_new ();
-  fused->percentiles = cr_percentiles_new ();
+  if (binned) {
+    fused->bins = binned->bins;
+    fused->bin = g_strdup (binned->bin);
+    fused->percentiles = g_array_ref (binned->percentiles);
+    fused->bins_label = g_strdup (binned_label);
+  } else {
+    fused->percentiles = cr_percentiles_new ();
+  }
   fused->members =
       g_ptr_array_new_with_free_func ((GDestroyNotify)cr_monoid_unref);
   for (guint k = 0; k < members->len; k++) {

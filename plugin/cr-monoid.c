@@ -138,6 +138,7 @@ monoid_clear (gpointer data)
   g_clear_pointer (&m->percentiles, g_array_unref);
   g_clear_pointer (&m->members, g_ptr_array_unref);
   g_strfreev (m->labels);
+  g_free (m->bins_label);
 }
 
 CrMonoid *
@@ -639,6 +640,7 @@ monoid_copy (const CrMonoid *m)
   if (m->members)
     copy->members = g_ptr_array_ref (m->members);
   copy->labels = g_strdupv (m->labels);
+  copy->bins_label = g_strdup (m->bins_label);
   return copy;
 }
 

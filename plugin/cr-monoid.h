@@ -93,6 +93,10 @@ typedef struct {
    * output is every member's result fields, member by member. */
   GPtrArray *members; /* CrMonoid; NULL for a single monoid */
   gchar **labels; /* one per member */
+  /* The label of the member that counts the bins (at most one does),
+   * whose bins, Bin and percentiles are the fused monoid's; NULL for a
+   * single monoid or when none does. */
+  gchar *bins_label;
 } CrMonoid;
 
 /* The origin of a monoid made of the element's inline properties (or the

@@ -166,6 +166,13 @@ emit_monoid (GString *s, const CrMonoid *m, const CrLayout *acc,
       "Out cr_finalize (const Acc &a, const unsigned long long "
       "n, const Ctx &ctx)",
       finalize, m->finalize ? m->finalize : "return a;");
+  if (m->bin) {
+    g_autofree gchar *bin = g_strconcat ("Bin", of, label, NULL);
+    emit_function (s,
+        "long long cr_bin (const In x, const unsigned long long i, "
+        "const Ctx &ctx)",
+        bin, m->bin);
+  }
 }
 
 /* Assignments between member @k's struct @var (fields @member) and the
@@ -215,7 +222,7 @@ emit_fused (GString *s, const CrProgram *p)
   for (guint k = 0; k < n; k++) {
     g_string_append_printf (s,
         "/* %s's part of the fused structs. */\n" MEMBER_FN
-        "cr_m%u::Acc cr_m%u_acc (const Acc &a)\n{\n  cr_m%u::Acc m;\n",
+        "cr_m%u::Acc cr_m%u_acc (const Acc &a)\n{\n  cr_m%u::Acc m = {};\n",
         fused->labels[k], k, k, k);
     emit_copies (s, &acc[k], "m", "a", acc_base, TRUE);
     g_string_append_printf (s,
@@ -345,6 +352,27 @@ cr_program_unpack (
   }
 }
 
+/* Where the histogram kernel finds the range and the Bin body: the Ctx,
+ * or in a fused monoid the member's that counts bins. */
+static void
+emit_bins_context (GString *s, const CrMonoid *m)
+{
+  if (m->bins_label == NULL) {
+    g_string_append (s, "#define CR_BIN_CTX(ctx) (ctx)\n");
+    return;
+  }
+  guint k = 0;
+  while (strcmp (m->labels[k], m->bins_label) != 0)
+    k++;
+  g_string_append_printf (s, "#define CR_BIN_CTX(ctx) cr_m%u_ctx (ctx)\n", k);
+  if (m->bin)
+    g_string_append_printf (s,
+        MEMBER_FN "long long\ncr_bin (const In x, const unsigned long long i, "
+                  "const Ctx &ctx)\n{\n"
+                  "  return cr_m%u::cr_bin (x, i, cr_m%u_ctx (ctx));\n}\n",
+        k, k);
+}
+
 /* The percentiles' points, as the histogram kernel reads them: exact
  * (%.17g reads back as the same double). */
 static void
@@ -436,19 +464,18 @@ cr_program_new_with (CrMonoid *monoid, CrType in, CrKernels kernels)
       !!(kernels & CR_KERNELS_VEC2), !!(kernels & CR_KERNELS_VEC4),
       !!(kernels & CR_KERNELS_VEC8));
   if (p->bins)
-    g_string_append_printf (s, "#define CR_BINS %u\n#define CR_BIN_BODY %d\n",
-        p->bins, monoid->bin != NULL);
+    g_string_append_printf (s,
+        "#define CR_BINS %u\n#define CR_BIN_BODY %d\n"
+        "#define CR_WITH_BINNED %d\n",
+        p->bins, monoid->bin != NULL, cr_monoid_has_accumulator (monoid));
   if (p->n_points)
     emit_points (s, points);
   if (monoid->members)
     emit_fused (s, p);
   else
     emit_monoid (s, monoid, &p->acc, &p->ctx, &p->out_device, NULL);
-  if (monoid->bin)
-    emit_function (s,
-        "long long cr_bin (const In x, const unsigned long long i, "
-        "const Ctx &ctx)",
-        "Bin", monoid->bin);
+  if (p->bins)
+    emit_bins_context (s, monoid);
   g_string_append (s, kernel_template (per_channel));
   if (p->bins)
     append_kernel (s, "histogram.cu");
@@ -592,8 +619,14 @@ static gboolean pack_context (const CrProgram *program, gdouble threshold,
 static gboolean
 resolve_range (const CrProgram *p, guint8 *ctx, GError **error)
 {
-  const gint lo_field = cr_layout_find (&p->ctx, "lo");
-  const gint hi_field = cr_layout_find (&p->ctx, "hi");
+  /* A fused monoid's are its binned member's. */
+  const gchar *label = p->monoid->bins_label;
+  g_autofree gchar *lo_name =
+      label ? g_strdup_printf ("%s.lo", label) : g_strdup ("lo");
+  g_autofree gchar *hi_name =
+      label ? g_strdup_printf ("%s.hi", label) : g_strdup ("hi");
+  const gint lo_field = cr_layout_find (&p->ctx, lo_name);
+  const gint hi_field = cr_layout_find (&p->ctx, hi_name);
   g_assert (lo_field >= 0 && hi_field >= 0); /* cr-monoid.c requires them */
   gdouble lo, hi;
   memcpy (&lo, ctx + p->ctx.offsets[lo_field], sizeof lo);

@@ -24,6 +24,8 @@ typedef struct {
  * reads them (kernels/cr-abi.h, which checks the layout on both sides). */
 typedef struct CrSegment CrSegment;
 typedef struct CrBatch CrBatch;
+/* Where the kernels that count bins keep the counts (kernels/cr-abi.h). */
+typedef struct CrBinArgs CrBinArgs;
 
 /* Pinned, mapped memory of one batch: small input copied in, then the
  * results. A launched batch's job holds it until freed. */
@@ -47,8 +49,13 @@ struct _CrReducer {
   CUfunction channels_function;
   /* For 2, 4 and 8 channels whose rows pack into vector loads. */
   CUfunction vec_functions[3];
-  /* For a monoid with bins (kernels/histogram.cu). */
+  /* For a monoid with bins (kernels/histogram.cu): the counts alone, and
+   * for one with an accumulator too, the kernels above that also count
+   * (one channel, packed channels, pitched lines). */
   CUfunction histogram_function;
+  CUfunction binned_function;
+  CUfunction binned_vec_functions[3];
+  CUfunction binned_pitched_function;
   CrGridLimits limits; /* of the kernels above */
   guint channels; /* results per reduction */
   gsize slot_bytes; /* one job's results: channels Out, in whole lines */
@@ -65,6 +72,7 @@ struct _CrReducer {
   CUdeviceptr bin_state;
   guint bin_copies; /* shared copies of the counters per block */
   guint bin_blocks; /* resident blocks with those */
+  guint binned_blocks; /* the same for the binned kernels */
 
   /* Reductions gathered for the next batch (cr-batch.c); used by one
    * thread at a time, like submission. */

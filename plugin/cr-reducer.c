@@ -52,6 +52,16 @@ load_module (CrReducer *r, gchar **log, GError **error)
     CR_CHECK (cu->ModuleGetFunction (
                   &r->histogram_function, r->module, "cr_histogram"),
         "Finding the histogram kernel");
+  const gboolean binned =
+      r->program->bins && cr_monoid_has_accumulator (r->program->monoid);
+  if (binned)
+    CR_CHECK (cu->ModuleGetFunction (
+                  &r->binned_function, r->module, "cr_reduce_binned"),
+        "Finding the reduction kernel that counts bins");
+  if (binned && (kernels & CR_KERNELS_PITCHED))
+    CR_CHECK (cu->ModuleGetFunction (&r->binned_pitched_function, r->module,
+                  "cr_reduce_binned_pitched"),
+        "Finding the pitched reduction kernel that counts bins");
   if (!r->program->per_channel)
     return TRUE;
   CR_CHECK (cu->ModuleGetFunction (
@@ -66,6 +76,12 @@ load_module (CrReducer *r, gchar **log, GError **error)
     g_snprintf (name, sizeof name, "cr_reduce_channels_vec%u", 2u << k);
     CR_CHECK (cu->ModuleGetFunction (&r->vec_functions[k], r->module, name),
         "Finding the per-channel reduction kernel");
+    if (!binned)
+      continue;
+    g_snprintf (name, sizeof name, "cr_reduce_binned_vec%u", 2u << k);
+    CR_CHECK (
+        cu->ModuleGetFunction (&r->binned_vec_functions[k], r->module, name),
+        "Finding the per-channel reduction kernel that counts bins");
   }
   return TRUE;
 }
@@ -107,6 +123,12 @@ allocate_bins (CrReducer *r, guint channels, GError **error)
           r->histogram_function, CR_BLOCK_THREADS, r->bin_copies * shared),
       "Querying the histogram kernel's occupancy");
   r->bin_blocks = MAX (1, per_sm) * r->device->sm_count;
+  if (r->binned_function) {
+    CR_CHECK (cu->OccupancyMaxActiveBlocksPerMultiprocessor (&per_sm,
+                  r->binned_function, CR_BLOCK_THREADS, r->bin_copies * shared),
+        "Querying the occupancy of the kernel that counts bins");
+    r->binned_blocks = MAX (1, per_sm) * r->device->sm_count;
+  }
   return TRUE;
 }
 
@@ -301,6 +323,34 @@ cr_reducer_compiled (const CrReducer *r)
   return r->compiled;
 }
 
+/* Where a launch counts bins (kernels/cr-abi.h): into the result the
+ * monoid's kernels write (CR_BINS_RESULT_OFFSET), carrying the counts
+ * before where @carry. */
+static CrBinArgs
+bin_args (const CrReducer *r, gboolean carry, CUdeviceptr result)
+{
+  const CrBinArgs bins = {
+    .scratch = r->bin_scratch,
+    .carry = carry ? r->bin_state : 0,
+    .state = r->bin_state,
+    .result = result
+        + CR_BINS_RESULT_OFFSET (r->channels, r->program->out_device.size),
+    .copies = r->bin_copies,
+  };
+  return bins;
+}
+
+/* Blocks for a launch that counts @values values in @slots counters:
+ * enough values a block that adding its counters to the device's stays a
+ * small part of its work, and at most @most (those that stay resident). */
+static guint
+bin_blocks (guint64 values, guint64 slots, guint64 per_block, guint most)
+{
+  const guint64 blocks =
+      MIN ((values + per_block - 1) / per_block, values / MAX (1, 4 * slots));
+  return (guint)MAX (1, MIN (blocks, most));
+}
+
 /* The histogram of @lines lines of @line_bytes, @pitch bytes apart, whose
  * first row is row @row_base of the input, in one launch after the
  * monoid's, on the same stream: it counts into the result the monoid's
@@ -313,27 +363,53 @@ launch_bins (CrReducer *r, CUdeviceptr data, guint64 line_bytes, guint64 pitch,
   const CrProgram *p = r->program;
   const guint64 slots = (guint64)r->channels * CR_BIN_SLOTS (p->bins);
   const guint64 values = line_bytes / cr_type_size (p->in) * lines;
-  const guint64 per_block = (guint64)CR_BLOCK_THREADS * CR_UNROLL
-      * (CR_LOAD_BYTES / cr_type_size (p->in));
-  /* Enough values a block that adding its counters to the device's stays
-   * a small part of its work, and no more blocks than stay resident. */
-  guint64 blocks =
-      MIN ((values + per_block - 1) / per_block, values / MAX (1, 4 * slots));
-  blocks = MAX (1, MIN (blocks, r->bin_blocks));
-  guint channels = r->channels, copies = r->bin_copies;
-  CUdeviceptr carry_ptr = carry ? r->bin_state : 0;
-  CUdeviceptr counts =
-      result + CR_BINS_RESULT_OFFSET (r->channels, p->out_device.size);
+  const guint blocks = bin_blocks (values, slots,
+      (guint64)CR_BLOCK_THREADS * CR_UNROLL
+          * (CR_LOAD_BYTES / cr_type_size (p->in)),
+      r->bin_blocks);
+  guint channels = r->channels;
+  CrBinArgs bins = bin_args (r, carry, result);
   void *params[] = { &data, &line_bytes, &pitch, &lines, &channels, &row_base,
-    &copies, &r->bin_scratch, &r->tickets, &carry_ptr, &r->bin_state, &counts,
-    (void *)ctx };
-  const guint shared = (guint)(copies * slots * sizeof (guint32));
+    &r->tickets, &bins, (void *)ctx };
+  const guint shared = (guint)(bins.copies * slots * sizeof (guint32));
 
   CR_CHECK (
-      r->device->cu->LaunchKernel (r->histogram_function, (guint)blocks, 1, 1,
+      r->device->cu->LaunchKernel (r->histogram_function, blocks, 1, 1,
           CR_BLOCK_THREADS, 1, 1, shared, r->device->stream, params, NULL),
       "Launching the histogram");
   return TRUE;
+}
+
+/* The binned kernel @function over @values values, with @params (the
+ * plain kernel's, then the CrBinArgs, then the Ctx) on the grid the plain
+ * kernel would have, or fewer blocks where counters are many (bin_blocks):
+ * the reduction and the counts in one pass. */
+static gboolean
+launch_binned (CrReducer *r, CUfunction function, CrGrid grid, guint64 values,
+    void **params, GError **error)
+{
+  const guint64 slots = (guint64)r->channels * CR_BIN_SLOTS (r->program->bins);
+  const guint blocks = MIN (
+      grid.x, bin_blocks (values, slots, CR_BLOCK_THREADS, r->binned_blocks));
+  const guint shared = (guint)(r->bin_copies * slots * sizeof (guint32));
+  CR_CHECK (
+      r->device->cu->LaunchKernel (function, blocks, 1, 1, CR_BLOCK_THREADS, 1,
+          1, shared, r->device->stream, params, NULL),
+      "Launching the reduction");
+  return TRUE;
+}
+
+/* The kernel that reduces and counts bins in one pass over @r's channels
+ * at @data, or NULL where there is none (no bins or no accumulator, or
+ * channels that no packed kernel reads). */
+static CUfunction
+binned_function (const CrReducer *r, CUdeviceptr data)
+{
+  if (r->channels == 1)
+    return r->binned_function;
+  const gint vec = cr_geometry_vec_kernel (&r->limits, r->channels);
+  return vec >= 0 && data % CR_LOAD_BYTES == 0 ? r->binned_vec_functions[vec]
+                                               : NULL;
 }
 
 static gboolean launch_monoid (CrReducer *r, CUdeviceptr data, guint64 rows,
@@ -343,8 +419,9 @@ static gboolean launch_monoid (CrReducer *r, CUdeviceptr data, guint64 rows,
 /* One launch over @rows rows of the reducer's channels at @data, which are
  * rows row_base... of the whole input; @carry folds in the state of the
  * launches before. With one channel a row is one element. A monoid with
- * bins counts them in a second launch, and one that only counts has no
- * first. */
+ * bins counts them in the same launch where a binned kernel reads these
+ * channels (one, or 2, 4 or 8 packed), else in a second; one that only
+ * counts has no first. */
 static gboolean
 launch (CrReducer *r, CUdeviceptr data, guint64 rows, guint64 row_base,
     gboolean carry, const guint8 *ctx, CUdeviceptr result, GError **error)
@@ -353,9 +430,10 @@ launch (CrReducer *r, CUdeviceptr data, guint64 rows, guint64 row_base,
   if (cr_monoid_has_accumulator (r->program->monoid)
       && !launch_monoid (r, data, rows, row_base, carry, ctx, result, error))
     return FALSE;
-  return r->program->bins == 0
-      || launch_bins (r, data, rows * row, rows * row, 1, row_base, carry, ctx,
-          result, error);
+  if (r->program->bins == 0 || binned_function (r, data) != NULL)
+    return TRUE;
+  return launch_bins (
+      r, data, rows * row, rows * row, 1, row_base, carry, ctx, result, error);
 }
 
 static gboolean
@@ -366,12 +444,24 @@ launch_monoid (CrReducer *r, CUdeviceptr data, guint64 rows, guint64 row_base,
   CUdeviceptr carry_ptr = carry ? r->state : 0;
   guint64 count = row_base + rows;
 
+  CrBinArgs bins =
+      r->program->bins ? bin_args (r, carry, result) : (CrBinArgs){ 0 };
   void *params[] = { &data, &rows, &row_base, &r->partials, &r->tickets,
     &carry_ptr, &r->state, &result, &count, (void *)ctx };
+  void *binned_params[] = { &data, &rows, &row_base, &r->partials, &r->tickets,
+    &carry_ptr, &r->state, &result, &count, &bins, (void *)ctx };
   CUfunction function = r->function;
   CrGrid grid;
   const gint vec = cr_geometry_vec_kernel (&r->limits, r->channels);
+  CUfunction binned = binned_function (r, data);
 
+  if (binned != NULL) {
+    grid = r->channels == 1
+        ? cr_geometry_single (&r->limits, elem, rows)
+        : cr_geometry_packed (&r->limits, vec, elem, rows, r->channels);
+    return launch_binned (
+        r, binned, grid, rows * r->channels, binned_params, error);
+  }
   if (r->channels == 1) {
     grid = cr_geometry_single (&r->limits, elem, rows);
   } else if (vec >= 0 && data % CR_LOAD_BYTES == 0) {
@@ -519,6 +609,14 @@ reduce_pitched (CrReducer *r, const CrRegion *region, const guint8 *ctx,
   void *params[] = { &data, &line_vecs, &pitch, &n_vec, &index_base,
     &r->partials, &r->tickets, &carry_ptr, &r->state, &result, &count,
     (void *)ctx };
+  if (r->binned_pitched_function != NULL) {
+    CrBinArgs bins = bin_args (r, start->carry, result);
+    void *binned_params[] = { &data, &line_vecs, &pitch, &n_vec, &index_base,
+      &r->partials, &r->tickets, &carry_ptr, &r->state, &result, &count, &bins,
+      (void *)ctx };
+    return launch_binned (r, r->binned_pitched_function, grid,
+        (guint64)n_vec * (CR_LOAD_BYTES / elem), binned_params, error);
+  }
   if (cr_monoid_has_accumulator (r->program->monoid))
     CR_CHECK (r->device->cu->LaunchKernel (r->pitched_function, grid.x, 1, 1,
                   CR_BLOCK_THREADS, 1, 1, 0, r->device->stream, params, NULL),
