@@ -1,9 +1,12 @@
 /* bench-histogram.c: the histogram monoid's kernel against CUB's
  * DeviceHistogram in the same run, on the same bytes: 8-bit samples in 256
  * bins (one channel, and RGBA pixels: CUB counts 3 of the 4 channels,
- * cudareduce all 4), 16-bit samples in 256, 1,024 and 4,096 bins. Each of
- * our results is checked against CUB's counts of the same buffer; a
- * mismatch fails the run. */
+ * cudareduce all 4), 16-bit samples in 256, 1,024 and 4,096 bins; and
+ * signalstats (min, max and mean folded and the values counted in one
+ * pass, low and high read off the counts) on 8-bit samples, one channel
+ * and RGBA, against the same CUB histograms. Each of our results is
+ * checked against CUB's counts of the same buffer; a mismatch fails the
+ * run. */
 #include "bench-reduce.h"
 
 #include <math.h>
@@ -16,6 +19,7 @@ typedef struct {
   guint channels; /* interleaved; per-channel results when > 1 */
   guint bins;
   gint cub; /* CrCubHistogram */
+  const gchar *monoid;
 } HistCase;
 
 #ifndef CR_HAVE_CUB
@@ -23,11 +27,13 @@ enum { CR_CUB_HISTOGRAM_U8, CR_CUB_HISTOGRAM_U16, CR_CUB_HISTOGRAM_RGBA };
 #endif
 
 static const HistCase hist_cases[] = {
-  { "uint8 256", CR_TYPE_UINT8, 1, 256, CR_CUB_HISTOGRAM_U8 },
-  { "rgba 256", CR_TYPE_UINT8, 4, 256, CR_CUB_HISTOGRAM_RGBA },
-  { "uint16 256", CR_TYPE_UINT16, 1, 256, CR_CUB_HISTOGRAM_U16 },
-  { "uint16 1024", CR_TYPE_UINT16, 1, 1024, CR_CUB_HISTOGRAM_U16 },
-  { "uint16 4096", CR_TYPE_UINT16, 1, 4096, CR_CUB_HISTOGRAM_U16 },
+  { "uint8 256", CR_TYPE_UINT8, 1, 256, CR_CUB_HISTOGRAM_U8, "histogram" },
+  { "rgba 256", CR_TYPE_UINT8, 4, 256, CR_CUB_HISTOGRAM_RGBA, "histogram" },
+  { "uint16 256", CR_TYPE_UINT16, 1, 256, CR_CUB_HISTOGRAM_U16, "histogram" },
+  { "uint16 1024", CR_TYPE_UINT16, 1, 1024, CR_CUB_HISTOGRAM_U16, "histogram" },
+  { "uint16 4096", CR_TYPE_UINT16, 1, 4096, CR_CUB_HISTOGRAM_U16, "histogram" },
+  { "stats uint8", CR_TYPE_UINT8, 1, 256, CR_CUB_HISTOGRAM_U8, "signalstats" },
+  { "stats rgba", CR_TYPE_UINT8, 4, 256, CR_CUB_HISTOGRAM_RGBA, "signalstats" },
 };
 
 /* The smallest size measured: histograms are for frames and more. */
@@ -126,11 +132,11 @@ static void
 run_hist_case (Bench *b, const HistCase *c, gsize max_bytes, FILE *csv)
 {
   g_autoptr (GError) error = NULL;
-  g_autoptr (CrMonoid) builtin = cr_monoid_load ("histogram", &error);
+  g_autoptr (CrMonoid) builtin = cr_monoid_load (c->monoid, &error);
   g_autoptr (CrMonoid) m =
       builtin ? cr_monoid_with_bins (builtin, c->bins, &error) : NULL;
   if (m == NULL)
-    die ("histogram", error);
+    die (c->monoid, error);
   g_autoptr (CrProgram) p = c->channels > 1
       ? cr_program_new_per_channel (m, c->type)
       : cr_program_new (m, c->type);

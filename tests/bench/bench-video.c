@@ -1,7 +1,8 @@
 /* bench-video.c: YUV frames through cudareduce, against copy ceilings
  * measured in the same run.
  *
- *   bench-video [--csv FILE] [--seconds S]
+ *   bench-video [--csv FILE] [--seconds S] [--monoid "M [PROPS]"]
+ *               [--cuda-only]
  *
  * Host frames: an application thread feeds
  *
@@ -32,6 +33,10 @@
  * is the path a user without CUDA memory input has. Skipped where
  * cudareduce or nvcodec have no CUDA memory.
  *
+ * --monoid replaces "sum" in both (e.g. "histogram per-channel=true",
+ * whose luma case is component=0's histogram); --cuda-only measures the
+ * frames in GPU memory alone.
+ *
  * CSV (--csv), bench-pipeline's columns: kind=video, source
  * FORMAT-WxH-whole or FORMAT-WxH-luma (host frames), cuda-... (frames in
  * GPU memory) or download-... (through cudadownload), bytes read per
@@ -53,6 +58,8 @@ static const struct {
   gint width, height;
 } sizes[] = { { 1920, 1080 }, { 3840, 2160 } };
 static const gchar *const formats[] = { "I420", "NV12" };
+/* The monoid and properties measured (--monoid). */
+static const gchar *monoid = "sum";
 
 static void
 measure_frames (const gchar *format, gint w, gint h, gboolean luma,
@@ -64,9 +71,10 @@ measure_frames (const gchar *format, gint w, gint h, gboolean luma,
       "video/x-raw,format=%s,width=%d,height=%d,framerate=30/1", format, w, h);
   g_autofree gchar *label =
       g_strdup_printf ("%s-%dx%d-%s", format, w, h, luma ? "luma" : "whole");
+  g_autofree gchar *element = g_strdup_printf (
+      "cudareduce name=r monoid=%s%s", monoid, luma ? " component=0" : "");
   RunSpec spec = {
-    .element = luma ? "cudareduce name=r monoid=sum component=0"
-                    : "cudareduce name=r monoid=sum",
+    .element = element,
     .caps = caps,
     .bytes = frame,
     .elements = read,
@@ -185,9 +193,9 @@ measure_cuda (gdouble seconds)
   if (!measure_concurrent_copies (
           COPY_DEVICE_TO_DEVICE, 1, bytes, G_N_ELEMENTS (bytes), copy, &error))
     fail ("device copy ceiling: %s", error->message);
-  g_print ("\nFrames in GPU memory (NV12 from cudaupload), monoid=sum, "
+  g_print ("\nFrames in GPU memory (NV12 from cudaupload), monoid=%s, "
            "median of %d runs:\n",
-      REPEATS);
+      monoid, REPEATS);
   for (guint s = 0; s < G_N_ELEMENTS (sizes); s++) {
     const gint w = sizes[s].width, h = sizes[s].height;
     CudaFrames cf;
@@ -200,9 +208,9 @@ measure_cuda (gdouble seconds)
       const gsize read = bytes[2 * s + !luma];
       const gchar *sel = luma ? " component=0" : "";
       g_autofree gchar *direct =
-          g_strdup_printf ("cudareduce monoid=sum%s", sel);
+          g_strdup_printf ("cudareduce monoid=%s%s", monoid, sel);
       g_autofree gchar *download = g_strdup_printf (
-          "cudadownload ! video/x-raw ! cudareduce monoid=sum%s", sel);
+          "cudadownload ! video/x-raw ! cudareduce monoid=%s%s", monoid, sel);
       gdouble fps[2][REPEATS];
       for (guint rep = 0; rep < REPEATS; rep++) {
         fps[0][rep] = cuda_run (&cf, direct, seconds);
@@ -230,6 +238,7 @@ main (int argc, char **argv)
 {
   const gchar *csv_path = NULL;
   gdouble seconds = 1.0;
+  gboolean cuda_only = FALSE;
   g_autoptr (GError) error = NULL;
 
   gst_init (&argc, &argv);
@@ -238,8 +247,14 @@ main (int argc, char **argv)
       csv_path = argv[++k];
     else if (strcmp (argv[k], "--seconds") == 0 && k + 1 < argc)
       seconds = g_ascii_strtod (argv[++k], NULL);
+    else if (strcmp (argv[k], "--monoid") == 0 && k + 1 < argc)
+      monoid = argv[++k];
+    else if (strcmp (argv[k], "--cuda-only") == 0)
+      cuda_only = TRUE;
     else {
-      g_printerr ("usage: %s [--csv FILE] [--seconds S]\n", argv[0]);
+      g_printerr ("usage: %s [--csv FILE] [--seconds S] [--monoid \"M "
+                  "[PROPS]\"] [--cuda-only]\n",
+          argv[0]);
       return 2;
     }
   }
@@ -279,8 +294,9 @@ main (int argc, char **argv)
   if (csv_path)
     csv_open (csv_path);
   appsrc_runs_init ();
-  g_print ("\nHost frames from cudareduce's pool, monoid=sum:\n");
-  for (guint s = 0; s < G_N_ELEMENTS (sizes); s++)
+  if (!cuda_only)
+    g_print ("\nHost frames from cudareduce's pool, monoid=%s:\n", monoid);
+  for (guint s = 0; s < G_N_ELEMENTS (sizes) && !cuda_only; s++)
     for (guint f = 0; f < G_N_ELEMENTS (formats); f++)
       for (guint luma = 0; luma < 2; luma++)
         measure_frames (formats[f], sizes[s].width, sizes[s].height, luma,

@@ -180,6 +180,12 @@ cr_test_bin_value (const CrTestBinning *b, guint k)
 }
 
 gdouble
+cr_test_bin_index (const CrTestBinning *b, guint k)
+{
+  return k;
+}
+
+gdouble
 cr_test_percentile (const CrTestBinning *b, const guint64 *slots, gdouble p,
     gdouble (*bin_value) (const CrTestBinning *b, guint k))
 {

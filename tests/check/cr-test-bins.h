@@ -64,6 +64,8 @@ gdouble cr_test_percentile (const CrTestBinning *b, const guint64 *slots,
 
 /* The lowest value of even bin @k, as docs/element.md gives it. */
 gdouble cr_test_bin_value (const CrTestBinning *b, guint k);
+/* The value of bin @k of a Bin body: k. */
+gdouble cr_test_bin_index (const CrTestBinning *b, guint k);
 
 /* @n random values of @type: 64-bit integers within +-2^53 (where a range
  * can be given), floats with some NaN. */

@@ -64,10 +64,20 @@ GST_START_TEST (test_bins)
   fail_if (cr_monoid_with_bins (m, CR_BINS_MAX + 1, &error));
   g_clear_error (&error);
 
-  /* Not fused yet: said so. */
-  fail_if (cr_monoid_load ("sum+histogram", &error));
+  /* Fused: one member counts, and its counts keep their names; two
+   * histograms are refused. */
+  g_autoptr (CrMonoid) fused = cr_monoid_load ("sum+histogram", &error);
+  fail_unless (fused != NULL, "%s", error ? error->message : "");
+  fail_unless_equals_int (fused->bins, 256);
+  fail_unless_equals_string (fused->bins_label, "histogram");
+  g_autoptr (CrProgram) fp = cr_program_new (fused, CR_TYPE_INT16);
+  fail_unless_equals_string (fp->out.names[1], "histogram");
+  fail_unless (strstr (fp->source, "#define CR_WITH_BINNED 1\n") != NULL);
   fail_unless (
-      strstr (error->message, "not fused yet") != NULL, "%s", error->message);
+      strstr (fp->source, "#define CR_BIN_CTX(ctx) cr_m1_ctx (ctx)\n") != NULL);
+  fail_if (cr_monoid_load ("histogram+h2=histogram", &error));
+  fail_unless (
+      strstr (error->message, "both count bins") != NULL, "%s", error->message);
 }
 
 GST_END_TEST;

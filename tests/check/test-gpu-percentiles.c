@@ -418,12 +418,6 @@ band_slot (gint64 x, guint64 i, gint64 width, guint bins)
   return k >= bins ? bins + 1 : (guint)k;
 }
 
-static gdouble
-bin_index (const CrTestBinning *b, guint k)
-{
-  return k;
-}
-
 /* A .monoid file's Bin, reading the value, its row and the context, per
  * channel; and the inline bin property on a tensor. */
 GST_START_TEST (test_bin_body)
@@ -452,16 +446,17 @@ GST_START_TEST (test_bin_body)
       slots[band_slot (((gint16 *)data)[r * channels + c], r, 5000, 12)]++;
     cr_test_check_slots (s, &b, channels, c, slots, "bands");
     /* The median in a bin; 0.1 below them all, 0.9 above. */
-    const gdouble median = cr_test_percentile (&b, slots, 0.5, bin_index);
+    const gdouble median =
+        cr_test_percentile (&b, slots, 0.5, cr_test_bin_index);
     fail_unless (median >= 0 && median < 12, "median %g", median);
     fail_unless (
         same (double_of (cr_test_value_of (s, "median", channels, c), "median"),
             median));
     const GValue *some = cr_test_value_of (s, "some", channels, c);
     for (guint j = 0; j < 2; j++)
-      fail_unless (
-          same (double_of (gst_value_array_get_value (some, j), "some"),
-              cr_test_percentile (&b, slots, j ? 0.9 : 0.1, bin_index)));
+      fail_unless (same (
+          double_of (gst_value_array_get_value (some, j), "some"),
+          cr_test_percentile (&b, slots, j ? 0.9 : 0.1, cr_test_bin_index)));
   }
   gst_structure_free (s);
   gst_harness_teardown (h);
@@ -481,7 +476,7 @@ GST_START_TEST (test_bin_body)
   for (gsize k = 0; k < n; k++)
     slots[(bytes[k] & 7) ^ (k & 1)]++;
   cr_test_check_slots (s, &b8, 0, 0, slots, "inline");
-  check_percentiles (s, &b8, 0, 0, slots, bin_index, "inline");
+  check_percentiles (s, &b8, 0, 0, slots, cr_test_bin_index, "inline");
   gst_structure_free (s);
   gst_harness_teardown (h);
 }

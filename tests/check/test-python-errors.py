@@ -69,6 +69,16 @@ with tempfile.TemporaryDirectory() as tmp:
          "/etc/passwd is not a CSV of levels"),
         ("plot_levels.py", ["--csv", "--plot", levels, png], env, 2, "not allowed with"),
         ("plot_levels.py", [levels], env, 2, "required: OUT"),
+        ("plot_signalstats.py", ["/nonexistent.mp4", png], env, 2,
+         "cannot read /nonexistent.mp4: no such file"),
+        ("plot_signalstats.py", ["--plot", "/etc/passwd", png], env, 1,
+         "/etc/passwd is not a CSV of signalstats"),
+        ("plot_signalstats.py", ["--pattern", "smpte"], env, 2, "required: [IN] OUT"),
+        ("plot_signalstats.py", ["--pattern", "smpte", png, png], env, 2, "give OUT"),
+        ("plot_signalstats.py", ["--pattern", "smpte", "--plot", levels, png], env, 2,
+         "do not go together"),
+        ("plot_signalstats.py", ["--pattern", "smpte", png], no_gi, 1,
+         "install python3-gi and gir1.2-gstreamer-1.0"),
     ] + [(program, args, no_gi, 1, "install python3-gi and gir1.2-gstreamer-1.0")
          for program, args in (("bus_results.py", []), ("buffer_meta.py", []),
                                ("plot_levels.py", [levels, png]))] + [

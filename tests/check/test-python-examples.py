@@ -57,6 +57,7 @@ bus_results = load("bus_results")
 tensors_to_numpy = load("tensors_to_numpy")
 buffer_meta = load("buffer_meta")
 plot_levels = load("plot_levels")
+plot_signalstats = load("plot_signalstats")
 Gst.init(None)
 
 
@@ -139,6 +140,31 @@ if not gpu:
                 head = f.read(8)
             check(head == b"\x89PNG\r\n\x1a\n" and os.path.getsize(png) > 10000,
                   f"draw: {head!r}, {os.path.getsize(png)} bytes")
+        # signalstats: the per-plane histogram read from a message's text
+        # (PyGObject reads flat arrays only), a CSV round trip, a picture.
+        text = ("cudareduce, timestamp=(guint64)0, histogram=(GstValueArray)< < "
+                "(guint64)1, (guint64)2 >, < (guint64)3, (guint64)4 > >, below=(guint64)< 0, 0 >;")
+        check(plot_signalstats.nested_array(text, "histogram") == [[1, 2], [3, 4]],
+              f"nested_array: {plot_signalstats.nested_array(text, 'histogram')}")
+        result = {"timestamp": 500_000_000, "histogram": [list(range(256))] * 3}
+        for k, stat in enumerate(plot_signalstats.STATS):
+            result[stat] = [16 + k, 128 - k, 128 + k]
+        t, planes, counts = plot_signalstats.stats_of(result)
+        check(t == 0.5 and planes["Y"]["avg"] == 18 and planes["V"]["max"] == 132
+              and counts == list(range(256)), f"stats_of: {t} {planes} {counts[:3]}")
+        stats_rows = [(0.5 + k / 30, planes, counts) for k in range(40)]
+        plot_signalstats.write_csv(stats_rows, os.path.join(d, "s.csv"))
+        back = plot_signalstats.read_csv(os.path.join(d, "s.csv"))
+        check(len(back) == 40 and back[3][1] == planes and back[3][2] == counts
+              and abs(back[3][0] - stats_rows[3][0]) < 1e-6, f"signalstats CSV: {back[:1]}")
+        try:
+            import matplotlib  # noqa: F401
+        except ImportError:
+            print("plot_signalstats.draw not tested: no matplotlib")
+        else:
+            png = os.path.join(d, "s.png")
+            plot_signalstats.draw(back, png)
+            check(os.path.getsize(png) > 10000, f"signalstats draw: {os.path.getsize(png)}")
         # demo_audio.py: 1.5 s of 48 kHz stereo, 16 bits, neither silent
         # nor clipped on either channel.
         p = run("demo_audio.py", {}, os.path.join(d, "demo.wav"), "1.5")
@@ -159,9 +185,13 @@ if not gpu:
         wav = os.path.join(empty, "short.wav")
         write_wav(wav, bytes(4 * 4800))
         programs = (("bus_results.py", []), ("tensors_to_numpy.py", []), ("buffer_meta.py", []),
-                    ("plot_levels.py", [wav, os.path.join(empty, "l.png")]))
+                    ("plot_levels.py", [wav, os.path.join(empty, "l.png")]),
+                    ("plot_signalstats.py", ["--pattern", "smpte", os.path.join(empty, "s.png")]))
         for program, args in programs:
             for env, says in ((no_plugin, "GST_PLUGIN_PATH"), (no_driver, "CUDA driver")):
+                # The examples' plugins have no video source to start it with.
+                if program == "plot_signalstats.py" and env is no_driver:
+                    continue
                 p = run(program, env, *args)
                 check(p.returncode == 1 and says in p.stderr and "Traceback" not in p.stderr,
                       f"{program} ({says}): status {p.returncode}, {p.stderr!r}")
@@ -210,6 +240,20 @@ else:
             for k, ((t, levels), ref) in enumerate(zip(got, want)):
                 check(abs(t - 0.1 * k) < 1e-6 and all(abs(a - b) < 0.011 for a, b in zip(levels, ref)),
                       f"plot_levels at {t} s: {levels}, not {ref}")
+    # plot_signalstats on SMPTE bars: per plane, min <= low <= avg <= high
+    # <= max, bars of more than one luma, and a count for every pixel.
+    with tempfile.TemporaryDirectory() as d:
+        p = run("plot_signalstats.py", env, "--csv", "--pattern", "smpte", "--frames", "4",
+                os.path.join(d, "s.csv"))
+        check(p.returncode == 0, f"plot_signalstats --csv: {p.returncode} {p.stderr}")
+        if p.returncode == 0:
+            got = plot_signalstats.read_csv(os.path.join(d, "s.csv"))
+            check(len(got) == 4, f"plot_signalstats: {len(got)} frames")
+            for t, planes, counts in got:
+                check(all(v["min"] <= v["low"] <= v["avg"] <= v["high"] <= v["max"]
+                          for v in planes.values())
+                      and planes["Y"]["low"] < planes["Y"]["high"]
+                      and sum(counts) == 640 * 360, f"plot_signalstats at {t} s: {planes}")
     p = run("tensors_to_numpy.py", env, "mean_var", "2")
     lines = [line for line in p.stdout.splitlines() if " s: " in line]
     check(p.returncode == 0 and len(lines) == 5, f"tensors_to_numpy: {p.returncode} {p.stderr} {p.stdout}")

@@ -17,9 +17,9 @@ mkdir -p "$logs"
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 stress_build "$build" "$logs/build.log" || exit 1
 export CUDAREDUCE_REQUIRE_GPU=1 CUDAREDUCE_REQUIRE_NVRTC=1
-groups=("gpu-builtins gpu-stuck gpu-stuck-launch"
-  "gpu-channels gpu-multi gpu-level"
-  "gpu-video gpu-element gpu-memory gpu-async gpu-python-examples"
+groups=("gpu-builtins gpu-stuck gpu-stuck-launch gpu-percentiles"
+  "gpu-channels gpu-multi gpu-level gpu-histogram"
+  "gpu-video gpu-element gpu-memory gpu-async gpu-python-examples gpu-binned"
   "gpu-intervals gpu-batch gpu-cuda gpu-fused")
 # Meson lists "project:suite / name", older ones "project:name".
 for t in $(meson test -C "$build" --list --suite gpu --no-rebuild 2>/dev/null | sed -e 's|^.* / ||' -e 's|^.*:||'); do
