@@ -88,4 +88,11 @@ run -m videotestsrc num-buffers=2 \
   ! video/x-raw,format=RGBx,width=320,height=240 \
   ! cudareduce monoid=max per-channel=true ! fakesink
 
+# What FFmpeg's signalstats reports of Y, U and V in each frame (min, low,
+# avg, high, max, and the 256 counts), with each plane's median.
+run -m videotestsrc num-buffers=2 \
+  ! video/x-raw,format=NV12,width=320,height=240 \
+  ! cudareduce monoid=signalstats per-channel=true percentiles="<0.5>" \
+  ! fakesink
+
 exit $status

@@ -62,6 +62,13 @@
  * ]| computes three monoids in one pass over each buffer, posting their
  * results as sumsq.sum, sumsq.sumsq, minmax.min, minmax.max and
  * count_gt.greater.
+ * |[
+ * gst-launch-1.0 -m videotestsrc num-buffers=5 ! video/x-raw,format=NV12 ! \
+ *     cudareduce monoid=signalstats per-channel=true \
+ *     percentiles="<0.5, 0.99>" ! fakesink
+ * ]| posts what FFmpeg's signalstats gives of Y, U and V (min, low, avg,
+ * high, max), their 256-bin histograms, and each plane's median and 99th
+ * percentile, read in one pass over each frame.
  */
 
 #include "gstcudareduce.h"

@@ -76,6 +76,16 @@ expect 0 "struct Acc {" --type uint8 --single --source count_gt
 expect 0 "histogram on uint16: ok (" --type uint16 --single --bins 4096 histogram
 expect 0 "histogram:uint64[4096]" --type uint16 --single --bins 4096 histogram
 expect 0 "#define CR_BINS 100" --type int8 --single --bins 100 --source histogram
+# Percentiles, Bin bodies (a file's and inline) and a fused histogram.
+expect 0 "low:float64, high:float64, percentiles:float64[2]" --type uint8 \
+  --single --percentiles 0.5,0.99 signalstats
+expect 0 "median:float64" --type int32 --single "$src/examples/monoids/octaves.monoid"
+expect 0 "histogram:uint64[3]" --type int16 --single --bins 3 \
+  --bin 'return x < -1000 ? 0 : x > 1000 ? 2 : 1;' bands
+expect 0 "minmax.min:int16, minmax.max:int16, histogram:uint64[256]" \
+  --type int16 --single minmax+histogram
+expect 1 "both count bins" --type int16 --single histogram+h2=histogram
+expect 1 "not from 0 to 1" --type int16 --single --percentiles 1.5 histogram
 expect 0 "t on int32: ok (" --type int32 --single --accumulator s:wide \
   --load 'Acc r; r.s = x; return r;' --combine 'Acc r; r.s = a.s + b.s; return r;' \
   --identity 'Acc r; r.s = 0; return r;' t
