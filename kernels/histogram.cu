@@ -23,7 +23,11 @@
  * numpy's histogram does. Integers find their bin exactly in integer
  * arithmetic; floats in double precision. Otherwise the monoid's Bin body
  * (cr_bin) gives each value's bin from the value, its row and the
- * context; a bin below 0 counts as below, one past the last as above. */
+ * context; a bin below 0 counts as below, one past the last as above.
+ *
+ * A monoid with a pair (CR_PAIR_BINS) counts two components of each pixel
+ * instead, each in CR_PAIR_BINS even bins along its axis, in CR_BINS =
+ * CR_PAIR_BINS^2 bins: a 2-D histogram (cr_histogram_pairs, at the end). */
 
 #ifndef CR_BINS
 #error "the generated prelude defines CR_BINS for a monoid with bins"
@@ -32,6 +36,18 @@
 #define CR_BIN_BELOW CR_BINS
 #define CR_BIN_ABOVE (CR_BINS + 1)
 #define CR_BIN_NAN (CR_BINS + 2)
+
+/* A value's slot along one axis: of all CR_BINS for single values, of
+ * CR_PAIR_BINS for each value of a pair (whose CR_BINS are their
+ * product). */
+#ifdef CR_PAIR_BINS
+#define CR_AXIS_BINS CR_PAIR_BINS
+#else
+#define CR_AXIS_BINS CR_BINS
+#endif
+#define CR_AXIS_BELOW CR_AXIS_BINS
+#define CR_AXIS_ABOVE (CR_AXIS_BINS + 1)
+#define CR_AXIS_NAN (CR_AXIS_BINS + 2)
 
 /* The range as each value is binned: worked out once per thread. */
 struct CrBinning {
@@ -58,14 +74,14 @@ cr_binning (const Ctx &ctx)
 #elif IN_IS_FLOAT
   b.lo = CR_BIN_CTX (ctx).lo;
   b.hi = CR_BIN_CTX (ctx).hi;
-  b.scale = CR_BINS / (b.hi - b.lo);
+  b.scale = CR_AXIS_BINS / (b.hi - b.lo);
 #else
   /* The host checked that lo and hi are whole values of the type (hi
    * up to its largest plus one), and hi > lo. */
   const double lo = CR_BIN_CTX (ctx).lo, hi = CR_BIN_CTX (ctx).hi;
   b.lo = (In) (wide) lo;
   b.range = (unsigned long long) (hi - lo);
-  b.width = b.range % CR_BINS == 0 ? b.range / CR_BINS : 0;
+  b.width = b.range % CR_AXIS_BINS == 0 ? b.range / CR_AXIS_BINS : 0;
   b.shift = b.width ? __ffsll ((long long) b.width) - 1 : 0;
   b.pow2 = b.width != 0 && (b.width & (b.width - 1)) == 0;
   b.narrow = b.range < 4294967296ull;
@@ -73,8 +89,8 @@ cr_binning (const Ctx &ctx)
   return b;
 }
 
-/* The slot of @x, in row @i: its bin, or CR_BIN_BELOW, CR_BIN_ABOVE,
- * CR_BIN_NAN. */
+/* The slot of @x, in row @i: its bin, or CR_AXIS_BELOW, CR_AXIS_ABOVE,
+ * CR_AXIS_NAN. */
 static __device__ __forceinline__ unsigned int
 cr_bin_of (const In x, unsigned long long i, const CrBinning &b, const Ctx &ctx)
 {
@@ -84,32 +100,33 @@ cr_bin_of (const In x, unsigned long long i, const CrBinning &b, const Ctx &ctx)
 #elif IN_IS_FLOAT
   const double v = (double) x;
   if (v != v)
-    return CR_BIN_NAN;
+    return CR_AXIS_NAN;
   if (v < b.lo)
-    return CR_BIN_BELOW;
+    return CR_AXIS_BELOW;
   if (v > b.hi)
-    return CR_BIN_ABOVE;
+    return CR_AXIS_ABOVE;
   /* v >= lo, so truncation is floor; rounding may reach the top edge. */
   const double k = (v - b.lo) * b.scale;
-  return k >= (double) (CR_BINS - 1) ? CR_BINS - 1 : (unsigned int) k;
+  return k >= (double) (CR_AXIS_BINS - 1) ? CR_AXIS_BINS - 1
+                                          : (unsigned int) k;
 #else
   if (x < b.lo)
-    return CR_BIN_BELOW;
+    return CR_AXIS_BELOW;
   /* Modulo 2^64, so exact for x >= lo whatever the signedness. */
   const unsigned long long d =
       (unsigned long long) x - (unsigned long long) b.lo;
   if (d >= b.range)
-    return d == b.range ? CR_BINS - 1 : CR_BIN_ABOVE;
+    return d == b.range ? CR_AXIS_BINS - 1 : CR_AXIS_ABOVE;
   if (b.pow2)
     return (unsigned int) (d >> b.shift);
   if (b.narrow)
     return b.width ? (unsigned int) d / (unsigned int) b.width
-                   : (unsigned int) (d * CR_BINS / b.range);
+                   : (unsigned int) (d * CR_AXIS_BINS / b.range);
   /* Ranges of 2^32 or more: 32-bit input's whole range (d < 2^32, so
    * d * bins fits), or 64-bit input, whose range the bins divide (the
    * host checks). */
   return b.width ? (unsigned int) (d / b.width)
-                 : (unsigned int) (d * CR_BINS / b.range);
+                 : (unsigned int) (d * CR_AXIS_BINS / b.range);
 #endif
 }
 
@@ -130,6 +147,7 @@ cr_slot (const In x, unsigned long long i, const CrBinning &b,
 #endif
 }
 
+#ifndef CR_PAIR_BINS
 /* Channel @c's counters (a shared copy, or NULL for @scratch). */
 static __device__ __forceinline__ void
 cr_count (const In x, unsigned long long i, unsigned int c, const CrBinning &b,
@@ -185,6 +203,8 @@ cr_count_one_channel (const unsigned char *data, unsigned long long n_vec,
           1u);
   }
 }
+
+#endif /* !CR_PAIR_BINS */
 
 #ifdef CR_PERCENTILES
 /* The value a percentile reports for bin @k: the lowest value the bin
@@ -366,6 +386,7 @@ cr_bins_finish (unsigned int channels, const CrBinArgs &args,
 #endif
 }
 
+#ifndef CR_PAIR_BINS
 /* Counts the values of @lines lines of @line_bytes, @pitch bytes apart
  * (contiguous data is one line), rows of @channels interleaved values;
  * the first row is row @row_base of the whole input (cr_bin's i counts
@@ -483,6 +504,7 @@ cr_histogram (const unsigned char *data, unsigned long long line_bytes,
   cr_bins_finish (channels, bins, b, ctx);
   cr_release_ticket (ticket, gridDim.x);
 }
+#endif /* !CR_PAIR_BINS */
 
 #if CR_WITH_BINNED
 /* The kernels of a monoid that folds an accumulator and counts bins: one
@@ -589,3 +611,98 @@ cr_reduce_binned_pitched (const In *data, unsigned int line_vecs,
 }
 #endif
 #endif /* CR_WITH_BINNED */
+
+#ifdef CR_PAIR_BINS
+/* Pairs of two components of the same pixels, in a 2-D histogram. */
+
+/* The slot of a pair whose values have the axis slots @sx and @sy: bin
+ * sx * CR_PAIR_BINS + sy; NaN when either is NaN, else below when either
+ * is below the range, else above. */
+static __device__ __forceinline__ unsigned int
+cr_pair_slot (unsigned int sx, unsigned int sy)
+{
+  if (sx < CR_PAIR_BINS && sy < CR_PAIR_BINS)
+    return sx * CR_PAIR_BINS + sy;
+  if (sx == CR_AXIS_NAN || sy == CR_AXIS_NAN)
+    return CR_BIN_NAN;
+  return sx == CR_AXIS_BELOW || sy == CR_AXIS_BELOW ? CR_BIN_BELOW
+                                                    : CR_BIN_ABOVE;
+}
+
+/* Adds the lanes that are @valid to their @slot of the device's counters,
+ * one atomic for each group of lanes with the same slot: large areas of
+ * one colour would otherwise queue one by one on one counter in L2.
+ * Every lane of the warp calls it. */
+static __device__ __forceinline__ void
+cr_count_warp (unsigned long long *scratch, unsigned int slot, bool valid)
+{
+#if __CUDA_ARCH__ >= 700
+  const unsigned int peers =
+      __match_any_sync (0xffffffffu, valid ? slot : 0xffffffffu);
+  if (valid && threadIdx.x % CR_WARP_THREADS == __ffs (peers) - 1)
+    atomicAdd (scratch + slot, (unsigned long long) __popc (peers));
+#else
+  if (valid)
+    atomicAdd (scratch + slot, 1ull);
+#endif
+}
+
+/* Counts the pairs of @cols pixels in each of @lines lines: the first
+ * value of pixel j of line l is the In at @x + l * @x_pitch bytes + j *
+ * @x_step values, the second likewise from @y (the same plane one value
+ * on for NV12's U and V, another plane for I420's). The launch gives
+ * bins.copies * CR_BIN_SLOTS (CR_BINS) 32-bit counters of dynamic shared
+ * memory, or none: then the device's counters, a warp at a time. @ticket
+ * as cr_histogram's. */
+extern "C" __global__ void __launch_bounds__ (CR_BLOCK_THREADS)
+cr_histogram_pairs (const unsigned char *x, unsigned long long x_pitch,
+    unsigned int x_step, const unsigned char *y, unsigned long long y_pitch,
+    unsigned int y_step, unsigned long long cols, unsigned long long lines,
+    unsigned int *ticket, const CrBinArgs bins, const Ctx ctx)
+{
+  const unsigned int slots = CR_BIN_SLOTS (CR_BINS);
+  const CrBinning b = cr_binning (ctx);
+  unsigned int *mine = cr_bins_begin (slots, bins.copies);
+  const unsigned int *table = cr_bin_table (b, ctx);
+  unsigned long long *scratch =
+      reinterpret_cast<unsigned long long *> (bins.scratch);
+  __syncthreads ();
+
+  const unsigned long long n = cols * lines;
+  const bool narrow = n < 4294967296ull;
+  const unsigned int lane = threadIdx.x % CR_WARP_THREADS;
+  const unsigned long long nthreads =
+      (unsigned long long) gridDim.x * CR_BLOCK_THREADS;
+  /* Whole warps go round together, as cr_count_warp needs. */
+  for (unsigned long long t0 =
+           (unsigned long long) blockIdx.x * CR_BLOCK_THREADS + threadIdx.x
+           - lane;
+       t0 < n; t0 += nthreads) {
+    const unsigned long long t = t0 + lane;
+    const bool valid = t < n;
+    unsigned int slot = 0;
+    if (valid) {
+      const unsigned long long line = lines == 1 ? 0
+          : narrow ? (unsigned int) t / (unsigned int) cols
+                   : t / cols;
+      const unsigned long long col = t - line * cols;
+      const In vx = *reinterpret_cast<const In *> (
+          x + line * x_pitch + col * x_step * sizeof (In));
+      const In vy = *reinterpret_cast<const In *> (
+          y + line * y_pitch + col * y_step * sizeof (In));
+      slot = cr_pair_slot (
+          cr_slot (vx, 0, b, table, ctx), cr_slot (vy, 0, b, table, ctx));
+    }
+    if (mine == nullptr)
+      cr_count_warp (scratch, slot, valid);
+    else if (valid)
+      atomicAdd (mine + slot, 1u);
+  }
+
+  cr_bins_flush (slots, bins.copies, scratch);
+  if (!cr_block_is_last (ticket))
+    return;
+  cr_bins_finish (1, bins, b, ctx);
+  cr_release_ticket (ticket, gridDim.x);
+}
+#endif /* CR_PAIR_BINS */

@@ -72,6 +72,15 @@ cr_monoid_fuse (GPtrArray *members, const gchar *const *labels, GError **error)
     const CrMonoid *m = g_ptr_array_index (members, k);
     if (m->bins == 0)
       continue;
+    if (m->pair != NULL) {
+      g_set_error (error, CR_ERROR, CR_ERROR_FIELDS,
+          "In the fused monoid \"%s\", %s counts pairs of %s and %s, and a "
+          "2-D histogram does not fuse (it reads two components of a "
+          "pixel, the other members one value at a time); use a second "
+          "cudareduce element for it",
+          name, labels[k], m->pair[0], m->pair[1]);
+      return NULL;
+    }
     if (binned != NULL) {
       g_set_error (error, CR_ERROR, CR_ERROR_FIELDS,
           "In the fused monoid \"%s\", %s and %s both count bins, and a "

@@ -11,7 +11,7 @@
 
 static const gchar *const known_keys[] = { "Name", "Description", "Accumulator",
   "Context", "Output", "Load", "Combine", "Identity", "Finalize", "Bins", "Bin",
-  "Percentiles", NULL };
+  "Percentiles", "Pair", NULL };
 
 const gchar *const cr_bins_field_names[5] = { "histogram", "below", "above",
   "nan", NULL };
@@ -135,6 +135,7 @@ monoid_clear (gpointer data)
   g_free (m->identity);
   g_free (m->finalize);
   g_free (m->bin);
+  g_strfreev (m->pair);
   g_clear_pointer (&m->percentiles, g_array_unref);
   g_clear_pointer (&m->members, g_ptr_array_unref);
   g_strfreev (m->labels);
@@ -183,6 +184,68 @@ parse_bins (const gchar *text, const gchar *origin, guint *bins, GError **error)
   }
   *bins = (guint)value;
   return TRUE;
+}
+
+/* The component names a pair may give, besides per-channel indices. */
+static const gchar *const component_names[] = { "Y", "U", "V", "R", "G", "B",
+  "A", NULL };
+
+/* "U,V": two component names or indices (the key or property @what). */
+static gboolean
+parse_pair (const gchar *text, const gchar *what, const gchar *origin,
+    gchar ***pair, GError **error)
+{
+  g_auto (GStrv) parts = g_strsplit (text, ",", -1);
+  gboolean ok = g_strv_length (parts) == 2;
+  for (guint k = 0; ok && parts[k]; k++) {
+    g_strstrip (parts[k]);
+    g_autofree gchar *upper = g_ascii_strup (parts[k], -1);
+    if (g_strv_contains (component_names, upper)) {
+      g_free (parts[k]);
+      parts[k] = g_steal_pointer (&upper);
+    } else {
+      ok = g_ascii_string_to_unsigned (parts[k], 10, 0, G_MAXINT, NULL, NULL);
+    }
+  }
+  if (!ok) {
+    g_set_error (error, CR_ERROR, CR_ERROR_MONOID_INVALID,
+        "%s: %s=%s is not a pair of components; give two, separated by a "
+        "comma, each one of Y, U, V, R, G, B, A or the index per-channel "
+        "results give it (an audio channel, say): U,V for a vectorscope",
+        origin, what, text);
+    return FALSE;
+  }
+  *pair = g_steal_pointer (&parts);
+  return TRUE;
+}
+
+/* What a monoid that counts pairs may not have: pairs have 2-D bins of
+ * their own, and nothing else is read off them. */
+static gboolean
+check_pair (const CrMonoid *m, const gchar *origin, GError **error)
+{
+  const gchar *why = NULL;
+  if (m->bins == 0)
+    why = "the monoid counts no bins; set Bins (the bins along each axis) "
+          "too";
+  else if (m->bins > CR_PAIR_BINS_MAX)
+    why = "a 2-D histogram has at most " G_STRINGIFY (
+        CR_PAIR_BINS_MAX) " bins along each axis (Bins or the bins property)";
+  else if (m->bin != NULL)
+    why = "a Bin body gives one value its bin, and pairs have even bins "
+          "over lo to hi along both axes; leave Bin out";
+  else if (m->percentiles->len > 0)
+    why = "percentiles are read off the counts of single values, not of "
+          "pairs; leave Percentiles (and the percentiles property) out";
+  else if (cr_monoid_has_accumulator (m))
+    why = "a monoid that counts pairs only counts; leave out Accumulator "
+          "and the bodies, or count single values";
+  if (why == NULL)
+    return TRUE;
+  g_set_error (error, CR_ERROR, CR_ERROR_MONOID_INVALID,
+      "%s: monoid %s counts pairs of %s and %s, but %s", origin, m->name,
+      m->pair[0], m->pair[1], why);
+  return FALSE;
 }
 
 static void
@@ -408,6 +471,9 @@ cr_monoid_new (const CrMonoidText *text, const gchar *origin, GError **error)
   else if (!parse_percentiles (
                text->percentiles, origin, &m->percentiles, error))
     return NULL;
+  if (!is_blank (text->pair)
+      && !parse_pair (text->pair, "Pair", origin, &m->pair, error))
+    return NULL;
   if (m->bins == 0 && (!is_blank (text->bin) || m->percentiles->len > 0)) {
     g_set_error (error, CR_ERROR, CR_ERROR_MONOID_INVALID,
         "%s: %s is set, but the monoid counts no bins; set Bins (the number "
@@ -486,6 +552,8 @@ cr_monoid_new (const CrMonoidText *text, const gchar *origin, GError **error)
   }
 
   if (m->bins > 0 && !check_bins_fields (m, results, origin, error))
+    return NULL;
+  if (m->pair && !check_pair (m, origin, error))
     return NULL;
 
   m->load = g_strdup (text->load);
@@ -571,8 +639,8 @@ cr_monoid_new_from_data (
     if (!g_strv_contains (known_keys, keys[k]) && !strchr (keys[k], '[')) {
       g_set_error (error, CR_ERROR, CR_ERROR_MONOID_INVALID,
           "%s: unknown key %s; the keys are Name, Description, Accumulator, "
-          "Context, Output, Load, Combine, Identity, Finalize, Bins, Bin "
-          "and Percentiles",
+          "Context, Output, Load, Combine, Identity, Finalize, Bins, Bin, "
+          "Percentiles and Pair",
           origin, keys[k]);
       return NULL;
     }
@@ -600,6 +668,7 @@ cr_monoid_new_from_data (
   g_autofree gchar *bins = GET ("Bins");
   g_autofree gchar *bin = GET ("Bin");
   g_autofree gchar *percentiles = GET ("Percentiles");
+  g_autofree gchar *pair = GET ("Pair");
 #undef GET
 
   if (name == NULL) {
@@ -609,7 +678,7 @@ cr_monoid_new_from_data (
     name = g_steal_pointer (&base);
   }
   CrMonoidText text = { name, description, accumulator, context, output, load,
-    combine, identity, finalize, bins, bin, percentiles };
+    combine, identity, finalize, bins, bin, percentiles, pair };
   return cr_monoid_new (&text, origin, error);
 }
 
@@ -636,6 +705,7 @@ monoid_copy (const CrMonoid *m)
   copy->finalize = g_strdup (m->finalize);
   copy->bins = m->bins;
   copy->bin = g_strdup (m->bin);
+  copy->pair = g_strdupv (m->pair);
   copy->percentiles = g_array_ref (m->percentiles);
   if (m->members)
     copy->members = g_ptr_array_ref (m->members);
@@ -659,11 +729,47 @@ cr_monoid_with_bins (CrMonoid *m, guint bins, GError **error)
         "bins=%u: a histogram has 1 to %d bins", bins, CR_BINS_MAX);
     return NULL;
   }
+  if (m->pair && bins > CR_PAIR_BINS_MAX) {
+    g_set_error (error, CR_ERROR, CR_ERROR_FIELDS,
+        "bins=%u: monoid %s counts pairs in bins x bins bins, and a 2-D "
+        "histogram has 1 to %d bins along each axis",
+        bins, m->name, CR_PAIR_BINS_MAX);
+    return NULL;
+  }
   if (bins == m->bins)
     return cr_monoid_ref (m);
   CrMonoid *copy = monoid_copy (m);
   copy->bins = bins;
   return copy;
+}
+
+CrMonoid *
+cr_monoid_with_pair (CrMonoid *m, const gchar *pair, GError **error)
+{
+  g_auto (GStrv) parsed = NULL;
+  if (!parse_pair (pair, "pair", "The pair property", &parsed, error))
+    return NULL;
+  if (m->members != NULL) {
+    g_set_error (error, CR_ERROR, CR_ERROR_FIELDS,
+        "pair=%s is set on the fused monoid %s; a 2-D histogram counts "
+        "alone: use it without fusing (histogram, vectorscope)",
+        pair, m->name);
+    return NULL;
+  }
+  CrMonoid *copy = monoid_copy (m);
+  g_strfreev (copy->pair);
+  copy->pair = g_steal_pointer (&parsed);
+  if (!check_pair (copy, "The pair property", error)) {
+    cr_monoid_unref (copy);
+    return NULL;
+  }
+  return copy;
+}
+
+guint
+cr_monoid_total_bins (const CrMonoid *m)
+{
+  return m->pair ? m->bins * m->bins : m->bins;
 }
 
 CrMonoid *
@@ -674,6 +780,13 @@ cr_monoid_with_percentiles (CrMonoid *m, const GArray *points, GError **error)
         "percentiles are set, but monoid %s counts no bins to take them "
         "from; use a monoid with bins (histogram, signalstats)",
         m->name);
+    return NULL;
+  }
+  if (m->pair) {
+    g_set_error (error, CR_ERROR, CR_ERROR_FIELDS,
+        "percentiles are set, but monoid %s counts pairs of %s and %s, "
+        "whose 2-D counts have no percentiles; leave percentiles empty",
+        m->name, m->pair[0], m->pair[1]);
     return NULL;
   }
   for (guint k = 0; k < points->len; k++)

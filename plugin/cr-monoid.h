@@ -38,10 +38,15 @@ typedef struct {
   const gchar *bins; /* "256": the monoid also counts values in bins */
   const gchar *bin; /* body: the bin of a value, instead of even bins */
   const gchar *percentiles; /* "low:0.1;high:0.9" */
+  const gchar *pair; /* "U,V": the bins count pairs of two components */
 } CrMonoidText;
 
 /* The most bins a monoid counts in: a 16-bit sample's every value. */
 #define CR_BINS_MAX 65536
+
+/* The most bins along each axis of a 2-D histogram (Pair): CR_BINS_MAX
+ * in all. */
+#define CR_PAIR_BINS_MAX 256
 
 /* The results a monoid with bins has beside its own, in this order (all
  * uint64): the bins' counts (an array), then the values below the range,
@@ -86,6 +91,12 @@ typedef struct {
    * as below, one past the last bin as above) instead of even bins over
    * lo..hi; NULL for even bins. */
   gchar *bin;
+  /* Two components of one pixel (or row of channels): names ("U", "R")
+   * or per-channel indices ("1"), which the element resolves for its
+   * input. With a pair the monoid only counts, in bins x bins bins: a
+   * 2-D histogram of the first against the second. NULL: one value at a
+   * time. */
+  gchar **pair;
   /* Reported from the counts, after them (empty without bins). */
   GArray *percentiles; /* CrPercentiles */
   /* A fused monoid (cr_monoid_fuse) has members and no bodies of its own:
@@ -120,6 +131,13 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (CrMonoid, cr_monoid_unref)
 /* @monoid with @bins bins instead of its own (the element's bins
  * property); fails for a monoid that counts none. */
 CrMonoid *cr_monoid_with_bins (CrMonoid *monoid, guint bins, GError **error);
+/* @monoid counting pairs of the components @pair ("R,G") instead of its
+ * own pair or single values (the element's pair property); fails for a
+ * monoid that cannot count pairs. */
+CrMonoid *cr_monoid_with_pair (
+    CrMonoid *monoid, const gchar *pair, GError **error);
+/* The bins a monoid counts in: bins, or bins x bins with a pair. */
+guint cr_monoid_total_bins (const CrMonoid *monoid);
 /* @monoid reporting the percentiles @points (gdouble, 0 to 1) too, as the
  * array CR_PERCENTILES_FIELD (the element's percentiles property); fails
  * for a monoid that counts no bins, and for points out of range. */

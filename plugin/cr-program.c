@@ -318,7 +318,7 @@ append_bins_fields (CrLayout *out, const CrMonoid *m)
   gsize offset = (out->size + 7) / 8 * 8;
   for (guint k = 0; cr_bins_field_names[k]; k++)
     offset = append_field (out, cr_bins_field_names[k], CR_TYPE_UINT64,
-        k == 0 ? m->bins : 1, k == 0, offset);
+        k == 0 ? cr_monoid_total_bins (m) : 1, k == 0, offset);
   for (guint k = 0; k < m->percentiles->len; k++) {
     const CrPercentiles *p = &g_array_index (m->percentiles, CrPercentiles, k);
     offset = append_field (
@@ -426,7 +426,8 @@ cr_program_new_with (CrMonoid *monoid, CrType in, CrKernels kernels)
   cr_layout_init (&p->ctx, monoid->context, in);
   cr_layout_init (&p->out_device, cr_monoid_result_fields (monoid), in);
   cr_layout_init (&p->out, cr_monoid_result_fields (monoid), in);
-  p->bins = monoid->bins;
+  p->bins = cr_monoid_total_bins (monoid);
+  p->pair_bins = monoid->pair ? monoid->bins : 0;
   p->bins_field = p->bins ? (gint)p->out.n_fields : -1;
   g_autoptr (GArray) points = cr_monoid_percentile_points (monoid);
   p->n_points = points->len;
@@ -468,6 +469,8 @@ cr_program_new_with (CrMonoid *monoid, CrType in, CrKernels kernels)
         "#define CR_BINS %u\n#define CR_BIN_BODY %d\n"
         "#define CR_WITH_BINNED %d\n",
         p->bins, monoid->bin != NULL, cr_monoid_has_accumulator (monoid));
+  if (p->pair_bins)
+    g_string_append_printf (s, "#define CR_PAIR_BINS %u\n", p->pair_bins);
   if (p->n_points)
     emit_points (s, points);
   if (monoid->members)
@@ -633,6 +636,8 @@ resolve_range (const CrProgram *p, guint8 *ctx, GError **error)
   memcpy (&hi, ctx + p->ctx.offsets[hi_field], sizeof hi);
   const gchar *type = cr_type_name (p->in);
   const gboolean wide64 = cr_type_size (p->in) == 8;
+  /* Each axis of a pair's bins covers the range. */
+  const guint bins = p->pair_bins ? p->pair_bins : p->bins;
 
   if (cr_type_is_float (p->in)) {
     if (!(isfinite (lo) && isfinite (hi) && hi > lo)) {
@@ -651,7 +656,7 @@ resolve_range (const CrProgram *p, guint8 *ctx, GError **error)
           "The bins of monoid %s on %s input need a range: set the context "
           "fields lo and hi (whole numbers within +-2^53, which %u bins "
           "divide evenly)",
-          p->monoid->name, type, p->bins);
+          p->monoid->name, type, bins);
       return FALSE;
     }
     lo = cr_type_lowest (p->in);
@@ -670,12 +675,12 @@ resolve_range (const CrProgram *p, guint8 *ctx, GError **error)
         p->monoid->name, type, lo, hi, MAX (lowest, -9007199254740992.0), top);
     return FALSE;
   }
-  if (wide64 && fmod (hi - lo, p->bins) != 0) {
+  if (wide64 && fmod (hi - lo, bins) != 0) {
     g_set_error (error, CR_ERROR, CR_ERROR_CONTEXT,
         "The bins of monoid %s on %s input: %u bins do not divide the range "
         "lo=%.17g to hi=%.17g evenly, which 64-bit input needs; choose a "
         "range that is a multiple of the bins",
-        p->monoid->name, type, p->bins, lo, hi);
+        p->monoid->name, type, bins, lo, hi);
     return FALSE;
   }
   memcpy (ctx + p->ctx.offsets[lo_field], &lo, sizeof lo);

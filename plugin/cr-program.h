@@ -49,7 +49,8 @@ typedef struct {
    * (histogram, below, above, nan: cr_program_unpack). */
   CrLayout out;
   CrLayout out_device; /* the monoid's Out alone, as its kernels write it */
-  guint bins; /* the monoid's; 0: no histogram kernel */
+  guint bins; /* the monoid's counters (bins x bins for a pair); 0: none */
+  guint pair_bins; /* a pair's bins along each axis; 0: single values */
   gint bins_field; /* the histogram's index in out, or -1 */
   guint n_points; /* the percentiles' points, all fields together */
   gboolean per_channel; /* has CR_KERNELS_CHANNELS */

@@ -113,6 +113,20 @@ struct _CrJob {
   guint8 *ctx;
 };
 
+/* A job of one result that covers @count elements, with a slot and an
+ * event; NULL on failure. The context is current. */
+CrJob *cr_reducer_new_job (CrReducer *r, guint64 count, GError **error);
+/* Where a launch counts bins (kernels/cr-abi.h): into the result the
+ * monoid's kernels write, carrying the counts before where @carry. */
+CrBinArgs cr_reducer_bin_args (
+    const CrReducer *r, gboolean carry, CUdeviceptr result);
+/* Blocks for a launch that counts @values values in @slots counters,
+ * @per_block a block at least, at most @most. */
+guint cr_reducer_bin_blocks (
+    guint64 values, guint64 slots, guint64 per_block, guint most);
+/* Device memory of at least @size bytes in r->staging, after any launch
+ * that reads the old. The context is current. */
+gboolean cr_reducer_ensure_staging (CrReducer *r, gsize size, GError **error);
 /* Takes an event for @job from the reducer's pool. */
 gboolean cr_reducer_take_event (CrReducer *r, CrJob *job, GError **error);
 /* Gives @job's slot, arena and event back to the reducer's pools and

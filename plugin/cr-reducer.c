@@ -49,8 +49,9 @@ load_module (CrReducer *r, gchar **log, GError **error)
                   &r->pitched_function, r->module, "cr_reduce_pitched"),
         "Finding the pitched reduction kernel");
   if (r->program->bins)
-    CR_CHECK (cu->ModuleGetFunction (
-                  &r->histogram_function, r->module, "cr_histogram"),
+    CR_CHECK (
+        cu->ModuleGetFunction (&r->histogram_function, r->module,
+            r->program->pair_bins ? "cr_histogram_pairs" : "cr_histogram"),
         "Finding the histogram kernel");
   const gboolean binned =
       r->program->bins && cr_monoid_has_accumulator (r->program->monoid);
@@ -326,8 +327,8 @@ cr_reducer_compiled (const CrReducer *r)
 /* Where a launch counts bins (kernels/cr-abi.h): into the result the
  * monoid's kernels write (CR_BINS_RESULT_OFFSET), carrying the counts
  * before where @carry. */
-static CrBinArgs
-bin_args (const CrReducer *r, gboolean carry, CUdeviceptr result)
+CrBinArgs
+cr_reducer_bin_args (const CrReducer *r, gboolean carry, CUdeviceptr result)
 {
   const CrBinArgs bins = {
     .scratch = r->bin_scratch,
@@ -343,8 +344,9 @@ bin_args (const CrReducer *r, gboolean carry, CUdeviceptr result)
 /* Blocks for a launch that counts @values values in @slots counters:
  * enough values a block that adding its counters to the device's stays a
  * small part of its work, and at most @most (those that stay resident). */
-static guint
-bin_blocks (guint64 values, guint64 slots, guint64 per_block, guint most)
+guint
+cr_reducer_bin_blocks (
+    guint64 values, guint64 slots, guint64 per_block, guint most)
 {
   const guint64 blocks =
       MIN ((values + per_block - 1) / per_block, values / MAX (1, 4 * slots));
@@ -363,12 +365,12 @@ launch_bins (CrReducer *r, CUdeviceptr data, guint64 line_bytes, guint64 pitch,
   const CrProgram *p = r->program;
   const guint64 slots = (guint64)r->channels * CR_BIN_SLOTS (p->bins);
   const guint64 values = line_bytes / cr_type_size (p->in) * lines;
-  const guint blocks = bin_blocks (values, slots,
+  const guint blocks = cr_reducer_bin_blocks (values, slots,
       (guint64)CR_BLOCK_THREADS * CR_UNROLL
           * (CR_LOAD_BYTES / cr_type_size (p->in)),
       r->bin_blocks);
   guint channels = r->channels;
-  CrBinArgs bins = bin_args (r, carry, result);
+  CrBinArgs bins = cr_reducer_bin_args (r, carry, result);
   void *params[] = { &data, &line_bytes, &pitch, &lines, &channels, &row_base,
     &r->tickets, &bins, (void *)ctx };
   const guint shared = (guint)(bins.copies * slots * sizeof (guint32));
@@ -389,8 +391,9 @@ launch_binned (CrReducer *r, CUfunction function, CrGrid grid, guint64 values,
     void **params, GError **error)
 {
   const guint64 slots = (guint64)r->channels * CR_BIN_SLOTS (r->program->bins);
-  const guint blocks = MIN (
-      grid.x, bin_blocks (values, slots, CR_BLOCK_THREADS, r->binned_blocks));
+  const guint blocks = MIN (grid.x,
+      cr_reducer_bin_blocks (
+          values, slots, CR_BLOCK_THREADS, r->binned_blocks));
   const guint shared = (guint)(r->bin_copies * slots * sizeof (guint32));
   CR_CHECK (
       r->device->cu->LaunchKernel (function, blocks, 1, 1, CR_BLOCK_THREADS, 1,
@@ -444,8 +447,8 @@ launch_monoid (CrReducer *r, CUdeviceptr data, guint64 rows, guint64 row_base,
   CUdeviceptr carry_ptr = carry ? r->state : 0;
   guint64 count = row_base + rows;
 
-  CrBinArgs bins =
-      r->program->bins ? bin_args (r, carry, result) : (CrBinArgs){ 0 };
+  CrBinArgs bins = r->program->bins ? cr_reducer_bin_args (r, carry, result)
+                                    : (CrBinArgs){ 0 };
   void *params[] = { &data, &rows, &row_base, &r->partials, &r->tickets,
     &carry_ptr, &r->state, &result, &count, (void *)ctx };
   void *binned_params[] = { &data, &rows, &row_base, &r->partials, &r->tickets,
@@ -489,8 +492,8 @@ launch_monoid (CrReducer *r, CUdeviceptr data, guint64 rows, guint64 row_base,
   return TRUE;
 }
 
-static gboolean
-ensure_staging (CrReducer *r, gsize size, GError **error)
+gboolean
+cr_reducer_ensure_staging (CrReducer *r, gsize size, GError **error)
 {
   if (r->staging_size >= size)
     return TRUE;
@@ -542,7 +545,7 @@ reduce_staged (CrReducer *r, const guint8 *data, gsize bytes, const guint8 *ctx,
   const gsize chunk = whole_rows (
       r, MIN (cr_staging_max_chunk (d->staging), cr_reducer_chunk_bytes ()));
   const gboolean in_ring = chunk <= cr_staging_max_chunk (d->staging);
-  if (!in_ring && !ensure_staging (r, chunk, error))
+  if (!in_ring && !cr_reducer_ensure_staging (r, chunk, error))
     return FALSE;
   for (gsize offset = 0; offset < bytes; offset += chunk) {
     gsize len = MIN (chunk, bytes - offset);
@@ -610,7 +613,7 @@ reduce_pitched (CrReducer *r, const CrRegion *region, const guint8 *ctx,
     &r->partials, &r->tickets, &carry_ptr, &r->state, &result, &count,
     (void *)ctx };
   if (r->binned_pitched_function != NULL) {
-    CrBinArgs bins = bin_args (r, start->carry, result);
+    CrBinArgs bins = cr_reducer_bin_args (r, start->carry, result);
     void *binned_params[] = { &data, &line_vecs, &pitch, &n_vec, &index_base,
       &r->partials, &r->tickets, &carry_ptr, &r->state, &result, &count, &bins,
       (void *)ctx };
@@ -642,7 +645,8 @@ reduce_rows (CrReducer *r, const CrRegion *region, const guint8 *ctx,
       : MIN (region->n_rows,
           MAX (1, cr_reducer_chunk_bytes () / region->row_bytes));
 
-  if (!ensure_staging (r, lines_per_chunk * region->row_bytes, error))
+  if (!cr_reducer_ensure_staging (
+          r, lines_per_chunk * region->row_bytes, error))
     return FALSE;
   for (gsize line = 0; line < region->n_rows; line += lines_per_chunk) {
     gsize lines = MIN (lines_per_chunk, region->n_rows - line);
@@ -673,7 +677,7 @@ reduce_rows (CrReducer *r, const CrRegion *region, const guint8 *ctx,
 /* Jobs */
 
 static gboolean
-take_slot_and_event (CrReducer *r, CrJob *job, GError **error)
+take_slot (CrReducer *r, CrJob *job, GError **error)
 {
   const CrDriver *cu = r->device->cu;
   const gsize stride = r->slot_bytes;
@@ -705,7 +709,23 @@ take_slot_and_event (CrReducer *r, CrJob *job, GError **error)
   job->slot =
       g_ptr_array_steal_index_fast (r->free_slots, r->free_slots->len - 1);
   g_mutex_unlock (&r->lock);
-  return cr_reducer_take_event (r, job, error);
+  return TRUE;
+}
+
+CrJob *
+cr_reducer_new_job (CrReducer *r, guint64 count, GError **error)
+{
+  CrJob *job = g_new0 (CrJob, 1);
+  job->refcount = 1;
+  job->reducer = r;
+  job->n_results = 1;
+  job->channels = r->channels;
+  job->count = count;
+  if (!take_slot (r, job, error) || !cr_reducer_take_event (r, job, error)) {
+    cr_reducer_recycle_job (r, job);
+    return NULL;
+  }
+  return job;
 }
 
 gboolean
@@ -784,23 +804,19 @@ cr_reducer_submit (CrReducer *r, const CrRegion *region, const guint8 *ctx,
           region->row_bytes, r->channels, cr_type_name (r->program->in), row);
     return NULL;
   }
+  g_return_val_if_fail (r->program->pair_bins == 0, NULL);
   if (!cr_device_push (r->device, error))
     return NULL;
-  CrJob *job = g_new0 (CrJob, 1);
-  job->refcount = 1;
-  job->reducer = r;
-  job->n_results = 1;
-  job->channels = r->channels;
-  job->count = ((options ? options->rows_before : 0)
-                   + region->row_bytes / row * region->n_rows)
-      * r->channels;
-  gboolean ok = take_slot_and_event (r, job, error)
-      && submit (r, region, ctx, options, job, error);
-  cr_device_pop (r->device);
-  if (!ok) {
+  CrJob *job = cr_reducer_new_job (r,
+      ((options ? options->rows_before : 0)
+          + region->row_bytes / row * region->n_rows)
+          * r->channels,
+      error);
+  if (job && !submit (r, region, ctx, options, job, error)) {
     cr_reducer_recycle_job (r, job);
-    return NULL;
+    job = NULL;
   }
+  cr_device_pop (r->device);
   return job;
 }
 
@@ -889,6 +905,7 @@ gboolean
 cr_reducer_reduce_device (CrReducer *r, CUdeviceptr data, guint64 n,
     const guint8 *ctx, guint8 *out, GError **error)
 {
+  g_return_val_if_fail (r->program->pair_bins == 0, FALSE);
   if (!cr_device_push (r->device, error))
     return FALSE;
   const guint64 rows = n / r->channels;

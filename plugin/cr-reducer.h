@@ -78,7 +78,7 @@ typedef struct {
 CrJob *cr_reducer_submit (CrReducer *reducer, const CrRegion *region,
     const guint8 *ctx, const CrSubmitOptions *options, GError **error);
 
-/* The same for @n elements (all channels) already in device memory
+/* cr_reducer_submit() for @n elements (all channels) already in device memory
  * (aligned to their size);
  * asynchronous on the device's stream when @out is NULL (for benchmarks: the
  * result stays on the device). */

@@ -3,6 +3,7 @@
 #include "gstcudareduce-batches.h"
 
 #include "cr-batch.h"
+#include "cr-reducer-pairs.h"
 
 GST_DEBUG_CATEGORY_EXTERN (gst_cuda_reduce_debug);
 #define GST_CAT_DEFAULT gst_cuda_reduce_debug
@@ -121,15 +122,17 @@ part_options (const GstCudaReducePlan *plan, guint k,
   return options;
 }
 
-/* Submits one reduction, or gathers it for a batch. Under lock. Sets
- * *@launches when it started a launch (or a batch). */
+/* Submits one reduction (of @pairs where not NULL, else of @region), or
+ * gathers it for a batch. Under lock. Sets *@launches when it started a
+ * launch (or a batch). */
 static gboolean
 submit_one (GstCudaReduceBatches *b, CrReducer *reducer,
-    GstCudaReducePending *p, const CrRegion *region, const guint8 *ctx,
-    const CrSubmitOptions *options, GstCudaReduceReduction *r,
-    gboolean *launches, GError **error)
+    GstCudaReducePending *p, const CrRegion *region, const CrPairs *pairs,
+    const guint8 *ctx, const CrSubmitOptions *options,
+    GstCudaReduceReduction *r, gboolean *launches, GError **error)
 {
-  const gboolean gather = cr_reducer_can_gather (reducer, region);
+  const gboolean gather =
+      pairs == NULL && cr_reducer_can_gather (reducer, region);
 
   /* One batch open at a time, launched before anything that cannot join
    * it, so that launches keep the order of the stream (the state an
@@ -139,7 +142,9 @@ submit_one (GstCudaReduceBatches *b, CrReducer *reducer,
     return FALSE;
   if (!gather) {
     g_mutex_lock (&b->launch_lock);
-    r->job = cr_reducer_submit (reducer, region, ctx, options, error);
+    r->job = pairs
+        ? cr_reducer_submit_pairs (reducer, pairs, ctx, options, error)
+        : cr_reducer_submit (reducer, region, ctx, options, error);
     g_mutex_unlock (&b->launch_lock);
     if (r->job == NULL)
       return FALSE;
@@ -193,6 +198,27 @@ continues_in_memory (
                     : ra->data + span == rb->data;
 }
 
+/* @region (part 0's, of @slice) and the pair's second component's in
+ * @regions, as @plan reads their pairs. */
+static CrPairs
+pairs_of (const GstCudaReducePlan *plan, const CrRegion *region,
+    const CrRegion *regions, const GstCudaReduceSlice *slice)
+{
+  CrPairs pairs = {
+    .x = *region,
+    .y = *region,
+    .x_channels = plan->parts[0].channels,
+    .x_channel = plan->pair.x_channel,
+    .y_channels = plan->pair.y_channels,
+    .y_channel = plan->pair.y_channel,
+  };
+  /* Video: another plane, maybe. Audio and tensors are sliced in one
+   * region, which holds both. */
+  if (regions && slice->whole)
+    pairs.y = regions[plan->n_parts];
+  return pairs;
+}
+
 /* Submits each part of @slice. Under lock. */
 static gboolean
 submit_slice (GstCudaReduceBatches *b, CrReducer *const *reducers,
@@ -243,8 +269,10 @@ submit_slice (GstCudaReduceBatches *b, CrReducer *const *reducers,
     r.emit = slice->emit && k == plan->n_parts - 1;
     r.job = NULL;
     r.result = 0;
-    if (!submit_one (b, reducers[part->reducer], p, &region, ctx, &options, &r,
-            launches, error))
+    const CrPairs pairs = pairs_of (plan, &region, regions, slice);
+    if (!submit_one (b, reducers[part->reducer], p, &region,
+            plan->pair.names ? &pairs : NULL, ctx, &options, &r, launches,
+            error))
       return FALSE;
   }
   return TRUE;

@@ -261,11 +261,15 @@ tensor_structure (const GstStructure *input, const CrMonoid *monoid, CrType in,
     g_string_append_printf (dims, "%s%u", n ? "," : "", channels);
   }
   /* The counts of the bins: the histogram is bins by values (innermost
-   * first), the others one a value; then the percentiles, a list of them
-   * points by values. */
+   * first; a pair's, bins of the second by bins of the first by values),
+   * the others one a value; then the percentiles, a list of them points
+   * by values. */
   for (guint k = 0; monoid->bins && cr_bins_field_names[k]; k++, n++) {
     g_string_append_printf (types, "%suint64", n ? "," : "");
-    if (k == 0)
+    if (k == 0 && monoid->pair)
+      g_string_append_printf (dims, "%s%u:%u:%u", n ? "," : "", monoid->bins,
+          monoid->bins, channels);
+    else if (k == 0)
       g_string_append_printf (
           dims, "%s%u:%u", n ? "," : "", monoid->bins, channels);
     else

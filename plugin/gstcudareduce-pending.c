@@ -93,8 +93,9 @@ map_cuda_frame (GstCudaReducePending *p, GstElement *element,
     return FALSE;
   }
   p->is_frame = TRUE;
-  for (guint k = 0; k < p->plan->n_parts; k++) {
-    plane_region (&p->frame, p->plan->parts[k].plane, &regions[k]);
+  for (guint k = 0; k < gst_cuda_reduce_plan_n_regions (p->plan); k++) {
+    plane_region (
+        &p->frame, gst_cuda_reduce_plan_region_plane (p->plan, k), &regions[k]);
     regions[k].device = (CUdeviceptr)(guintptr)regions[k].data;
     regions[k].data = NULL;
   }
@@ -108,7 +109,7 @@ gst_cuda_reduce_pending_map (GstCudaReducePending *p, GstElement *element,
   GstBuffer *buf = p->buffer;
   const GstCudaReducePlan *plan = p->plan;
 
-  memset (regions, 0, plan->n_parts * sizeof *regions);
+  memset (regions, 0, gst_cuda_reduce_plan_n_regions (plan) * sizeof *regions);
   if (format->family != CR_INPUT_VIDEO) {
     if (!gst_buffer_map (buf, &p->map, GST_MAP_READ)) {
       GST_ELEMENT_ERROR (
@@ -120,6 +121,9 @@ gst_cuda_reduce_pending_map (GstCudaReducePending *p, GstElement *element,
     regions[0].n_rows = 1;
     regions[0].stride = p->map.size;
     find_device_address (buf, p->map.data, device, &regions[0]);
+    /* A pair's second component is in the same rows. */
+    if (plan->pair.names)
+      regions[1] = regions[0];
     return TRUE;
   }
   if (format->cuda_memory)
@@ -132,8 +136,9 @@ gst_cuda_reduce_pending_map (GstCudaReducePending *p, GstElement *element,
     return FALSE;
   }
   p->is_frame = TRUE;
-  for (guint k = 0; k < plan->n_parts; k++) {
-    plane_region (&p->frame, plan->parts[k].plane, &regions[k]);
+  for (guint k = 0; k < gst_cuda_reduce_plan_n_regions (plan); k++) {
+    plane_region (
+        &p->frame, gst_cuda_reduce_plan_region_plane (plan, k), &regions[k]);
     find_device_address (buf, p->frame.map[0].data, device, &regions[k]);
   }
   return TRUE;
@@ -146,23 +151,42 @@ typedef struct {
   guint64 *counts;
 } Values;
 
+/* @n values of @type from @bytes on, as an array. */
+static void
+array_value (CrType type, const guint8 *bytes, guint n, GValue *value)
+{
+  const gsize size = cr_type_size (type);
+  g_value_init (value, GST_TYPE_ARRAY);
+  for (guint k = 0; k < n; k++) {
+    GValue item = G_VALUE_INIT;
+    cr_type_to_gvalue (type, bytes + k * size, &item);
+    gst_value_array_append_and_take_value (value, &item);
+  }
+}
+
 /* Field @f of one value at @bytes into @value: a number, or for an array
- * field (a histogram's bins, a list of percentiles) an array of them. */
+ * field (a histogram's bins, a list of percentiles) an array of them; a
+ * 2-D histogram is an array of rows, one for each bin of the pair's
+ * first component. */
 static void
 field_value (
     const CrProgram *program, guint f, const guint8 *bytes, GValue *value)
 {
   const CrLayout *out = &program->out;
+  const guint8 *at = bytes + out->offsets[f];
   if (!out->arrays[f]) {
-    cr_type_to_gvalue (out->types[f], bytes + out->offsets[f], value);
+    cr_type_to_gvalue (out->types[f], at, value);
     return;
   }
-  const gsize size = cr_type_size (out->types[f]);
+  if ((gint)f != program->bins_field || program->pair_bins == 0) {
+    array_value (out->types[f], at, out->lengths[f], value);
+    return;
+  }
+  const guint n = program->pair_bins;
   g_value_init (value, GST_TYPE_ARRAY);
-  for (guint k = 0; k < out->lengths[f]; k++) {
+  for (guint row = 0; row < n; row++) {
     GValue item = G_VALUE_INIT;
-    cr_type_to_gvalue (
-        out->types[f], bytes + out->offsets[f] + k * size, &item);
+    array_value (out->types[f], at + row * n * sizeof (guint64), n, &item);
     gst_value_array_append_and_take_value (value, &item);
   }
 }
@@ -328,8 +352,9 @@ read_values (const GstCudaReducePending *p, const GstCudaReduceReduction *r,
     if (from->part != r->part)
       continue;
     memcpy (values->bytes + v * size, channels + from->channel * size, size);
-    /* The job counts every channel of its part. */
-    values->counts[v] = count / plan->parts[r->part].channels;
+    /* The job counts every channel of its part, or pairs. */
+    values->counts[v] =
+        plan->pair.names ? count : count / plan->parts[r->part].channels;
   }
 }
 

@@ -9,6 +9,7 @@
 /* A video component: its plane, and where it lies among the samples of
  * that plane's pixels. */
 typedef struct {
+  guint comp; /* GStreamer's index (GST_VIDEO_COMP_U, ...) */
   guint plane;
   guint channel; /* sample offset within a pixel of its plane */
   guint channels; /* samples per pixel of its plane */
@@ -22,6 +23,7 @@ video_components (const GstVideoInfo *info, gsize elem, Component *out)
 {
   const guint n = GST_VIDEO_INFO_N_COMPONENTS (info);
   for (guint c = 0; c < n; c++) {
+    out[c].comp = c;
     out[c].plane = GST_VIDEO_INFO_COMP_PLANE (info, c);
     /* Rounded up: GStreamer 1.22 gives the V of P010_10LE and P016_LE an
      * offset of 1 byte, though V is the second 16-bit sample. */
@@ -114,9 +116,132 @@ components_word (const CrInputFormat *f)
                                      : "innermost indices";
 }
 
+/* The GStreamer component of @info that @name ("U", "R") names, or -1. */
+static gint
+named_component (const GstVideoInfo *info, const gchar *name)
+{
+  static const struct {
+    const gchar *name;
+    gboolean rgb;
+    gint comp;
+  } names[] = {
+    { "Y", FALSE, GST_VIDEO_COMP_Y },
+    { "U", FALSE, GST_VIDEO_COMP_U },
+    { "V", FALSE, GST_VIDEO_COMP_V },
+    { "R", TRUE, GST_VIDEO_COMP_R },
+    { "G", TRUE, GST_VIDEO_COMP_G },
+    { "B", TRUE, GST_VIDEO_COMP_B },
+    { "A", TRUE, GST_VIDEO_COMP_A },
+  };
+  const gboolean rgb = GST_VIDEO_INFO_IS_RGB (info);
+  for (guint k = 0; k < G_N_ELEMENTS (names); k++)
+    if (strcmp (names[k].name, name) == 0 && names[k].rgb == rgb
+        && names[k].comp < (gint)GST_VIDEO_INFO_N_COMPONENTS (info)
+        /* Gray has Y alone. */
+        && (rgb || !GST_VIDEO_INFO_IS_GRAY (info)
+            || names[k].comp == GST_VIDEO_COMP_Y))
+      return names[k].comp;
+  return -1;
+}
+
+/* The component that @name of a pair gives in video @info: a name, or an
+ * index in the order of per-channel results (@comps). */
+static gboolean
+pair_component (const GstVideoInfo *info, const Component *comps, guint n_comps,
+    const gchar *name, Component *out, GError **error)
+{
+  guint64 index = G_MAXUINT64;
+  if (!g_ascii_string_to_unsigned (name, 10, 0, G_MAXINT, &index, NULL)) {
+    const gint comp = named_component (info, name);
+    for (guint c = 0; comp >= 0 && c < n_comps; c++)
+      if (comps[c].comp == (guint)comp)
+        index = c;
+  }
+  if (index < n_comps) {
+    *out = comps[index];
+    return TRUE;
+  }
+  g_autoptr (GString) names = g_string_new (NULL);
+  const gchar *const all[] = { "Y", "U", "V", "R", "G", "B", "A" };
+  for (guint k = 0; k < G_N_ELEMENTS (all); k++)
+    if (named_component (info, all[k]) >= 0)
+      g_string_append_printf (names, "%s%s", names->len ? ", " : "", all[k]);
+  g_set_error (error, GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_SETTINGS,
+      "The pair's component %s is not one of %s's: it has %s (or 0 to %u, "
+      "in the order per-channel results give them). Set pair to two of "
+      "those",
+      name, GST_VIDEO_INFO_NAME (info), names->str, n_comps - 1);
+  return FALSE;
+}
+
+/* The channel of audio or a tensor that @name of a pair gives. */
+static gboolean
+pair_channel (
+    const CrInputFormat *f, const gchar *name, Component *out, GError **error)
+{
+  guint64 index = 0;
+  if (!g_ascii_string_to_unsigned (
+          name, 10, 0, f->channels - 1, &index, NULL)) {
+    g_set_error (error, GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_SETTINGS,
+        "The pair's component %s is not one of the input's %u %s: give "
+        "two indices from 0 to %u, e.g. pair=0,1",
+        name, f->channels, components_word (f), f->channels - 1);
+    return FALSE;
+  }
+  out->comp = out->plane = 0;
+  out->channel = (guint)index;
+  out->channels = f->channels;
+  return TRUE;
+}
+
+/* A monoid that counts pairs: one part, the first component's plane, and
+ * one value. */
+static gboolean
+plan_pairs (GstCudaReducePlan *l, const CrInputFormat *f,
+    const Component *comps, guint n_comps, gchar **pair, GError **error)
+{
+  const GstVideoInfo *info = &f->video;
+  Component x, y;
+
+  if (f->family != CR_INPUT_VIDEO) {
+    if (!pair_channel (f, pair[0], &x, error)
+        || !pair_channel (f, pair[1], &y, error))
+      return FALSE;
+  } else if (!pair_component (info, comps, n_comps, pair[0], &x, error)
+      || !pair_component (info, comps, n_comps, pair[1], &y, error)) {
+    return FALSE;
+  } else if (GST_VIDEO_INFO_COMP_WIDTH (info, x.comp)
+          != GST_VIDEO_INFO_COMP_WIDTH (info, y.comp)
+      || GST_VIDEO_INFO_COMP_HEIGHT (info, x.comp)
+          != GST_VIDEO_INFO_COMP_HEIGHT (info, y.comp)) {
+    g_set_error (error, GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_SETTINGS,
+        "pair=%s,%s on %s: %s has %dx%d samples and %s %dx%d; a pair is two "
+        "components of the same pixels, so of the same size (U,V, say)",
+        pair[0], pair[1], GST_VIDEO_INFO_NAME (info), pair[0],
+        GST_VIDEO_INFO_COMP_WIDTH (info, x.comp),
+        GST_VIDEO_INFO_COMP_HEIGHT (info, x.comp), pair[1],
+        GST_VIDEO_INFO_COMP_WIDTH (info, y.comp),
+        GST_VIDEO_INFO_COMP_HEIGHT (info, y.comp));
+    return FALSE;
+  }
+  GstCudaReducePart *part = add_part (l, x.plane, x.channels, 0);
+  /* The pairs' reducer gives one result, whatever its rows hold. */
+  l->reducer_channels[0] = 1;
+  add_value (l, 0, 0);
+  l->pair.names = g_strdupv (pair);
+  l->pair.x_channel = x.channel;
+  l->pair.y_plane = y.plane;
+  l->pair.y_channel = y.channel;
+  l->pair.y_channels = y.channels;
+  if (f->family == CR_INPUT_VIDEO)
+    part->rows =
+        plane_bytes (info, x.plane) / cr_type_size (f->type) / x.channels;
+  return TRUE;
+}
+
 GstCudaReducePlan *
 gst_cuda_reduce_plan_new (const CrInputFormat *f, gboolean per_channel,
-    gint component, GError **error)
+    gint component, gchar **pair, GError **error)
 {
   Component comps[GST_VIDEO_MAX_COMPONENTS];
   const guint n_comps = f->family == CR_INPUT_VIDEO
@@ -147,14 +272,25 @@ gst_cuda_reduce_plan_new (const CrInputFormat *f, gboolean per_channel,
         CR_CHANNELS_MAX);
     return NULL;
   }
-  GstCudaReducePlan *l = g_new0 (GstCudaReducePlan, 1);
+  if (pair && (per_channel || component >= 0)) {
+    g_set_error (error, GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_SETTINGS,
+        "%s asks for results of single components, and the monoid counts "
+        "pairs of %s and %s in one 2-D histogram; set per-channel=false "
+        "and component=-1",
+        per_channel ? "per-channel=true" : "component", pair[0], pair[1]);
+    return NULL;
+  }
+  g_autoptr (GstCudaReducePlan) l = g_new0 (GstCudaReducePlan, 1);
   l->ref = 1;
   l->per_channel = per_channel;
   /* One value, or one per component with per-channel results. */
   l->values = g_new0 (
       GstCudaReduceValue, per_channel && component < 0 ? MAX (n_comps, 1) : 1);
   l->counts_frames = f->family == CR_INPUT_VIDEO;
-  if (f->family == CR_INPUT_VIDEO) {
+  if (pair) {
+    if (!plan_pairs (l, f, comps, n_comps, pair, error))
+      return NULL;
+  } else if (f->family == CR_INPUT_VIDEO) {
     plan_video (l, f, comps, n_comps, component);
   } else if (component >= 0) {
     add_part (l, 0, f->channels, 0);
@@ -170,12 +306,34 @@ gst_cuda_reduce_plan_new (const CrInputFormat *f, gboolean per_channel,
       if (l->parts[j].reducer == l->parts[k].reducer)
         l->parts[k].keeps = FALSE;
   }
-  l->kernels = f->family == CR_INPUT_VIDEO ? CR_KERNELS_PITCHED : 0;
+  /* Pairs have a kernel of their own (kernels/histogram.cu). */
+  l->kernels = f->family == CR_INPUT_VIDEO && !pair ? CR_KERNELS_PITCHED : 0;
   for (guint r = 0; r < l->n_reducers; r++)
     if (l->reducer_channels[r] > 1)
       l->kernels |= CR_KERNELS_CHANNELS
           | cr_kernels_vec (f->type, l->reducer_channels[r]);
-  return l;
+  return g_steal_pointer (&l);
+}
+
+guint
+gst_cuda_reduce_plan_n_regions (const GstCudaReducePlan *l)
+{
+  return l->n_parts + (l->pair.names ? 1 : 0);
+}
+
+guint
+gst_cuda_reduce_plan_region_plane (const GstCudaReducePlan *l, guint k)
+{
+  return k < l->n_parts ? l->parts[k].plane : l->pair.y_plane;
+}
+
+gboolean
+gst_cuda_reduce_plan_has_pair (const GstCudaReducePlan *l, gchar **pair)
+{
+  if (l->pair.names == NULL || pair == NULL)
+    return l->pair.names == pair;
+  return g_strv_equal (
+      (const gchar *const *)l->pair.names, (const gchar *const *)pair);
 }
 
 GstCudaReducePlan *
@@ -191,6 +349,7 @@ gst_cuda_reduce_plan_unref (GstCudaReducePlan *l)
   if (!g_atomic_int_dec_and_test (&l->ref))
     return;
   g_free (l->values);
+  g_strfreev (l->pair.names);
   g_free (l);
 }
 
@@ -199,6 +358,6 @@ gst_cuda_reduce_plan_n_values (
     const CrInputFormat *format, gboolean per_channel, gint component)
 {
   g_autoptr (GstCudaReducePlan) l =
-      gst_cuda_reduce_plan_new (format, per_channel, component, NULL);
+      gst_cuda_reduce_plan_new (format, per_channel, component, NULL, NULL);
   return l ? l->n_values : 0;
 }

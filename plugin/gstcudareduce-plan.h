@@ -10,7 +10,11 @@
  * (NV12's second plane gives U and V). The values a result reports are
  * then picked from those: every component in order (Y, U, V; packed RGB
  * in memory order), or the one component the `component` property
- * selects. */
+ * selects.
+ *
+ * A monoid that counts pairs (a 2-D histogram) has one part, the plane of
+ * the pair's first component, and reads the second's plane beside it
+ * (the same one for NV12's U and V): one result, one histogram. */
 #pragma once
 
 #include "cr-program.h"
@@ -49,16 +53,35 @@ typedef struct {
   gboolean counts_frames;
   /* Values are arrays (per-channel results), else one value each. */
   gboolean per_channel;
+  /* With a monoid that counts pairs: where its components lie. The first
+   * is channel x_channel of part 0's pixels; the second, channel
+   * y_channel of y_channels in plane y_plane (video; audio and tensors
+   * have one region). */
+  struct {
+    gchar **names; /* the monoid's pair; NULL: not a pair */
+    guint x_channel;
+    guint y_plane, y_channel, y_channels;
+  } pair;
   GstCudaReduceValue *values;
   guint n_values;
 } GstCudaReducePlan;
 
 /* The plan for @format with per-channel results or not, and @component
  * (-1: every component; else the index of the value that per-channel
- * results give). Fails, with a message that says what to fix, for a
- * component the format does not have. */
+ * results give), for a monoid that counts @pair (NULL: single values).
+ * Fails, with a message that says what to fix, for a component the
+ * format does not have. */
 GstCudaReducePlan *gst_cuda_reduce_plan_new (const CrInputFormat *format,
-    gboolean per_channel, gint component, GError **error);
+    gboolean per_channel, gint component, gchar **pair, GError **error);
+/* The regions a buffer maps to for @plan: one per part, and for a pair
+ * the second component's after them. */
+guint gst_cuda_reduce_plan_n_regions (const GstCudaReducePlan *plan);
+/* The video plane of region @k. */
+guint gst_cuda_reduce_plan_region_plane (
+    const GstCudaReducePlan *plan, guint k);
+/* Whether @plan is one for a monoid that counts @pair (or NULL). */
+gboolean gst_cuda_reduce_plan_has_pair (
+    const GstCudaReducePlan *plan, gchar **pair);
 GstCudaReducePlan *gst_cuda_reduce_plan_ref (GstCudaReducePlan *plan);
 void gst_cuda_reduce_plan_unref (GstCudaReducePlan *plan);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (GstCudaReducePlan, gst_cuda_reduce_plan_unref)

@@ -190,6 +190,16 @@ gst_cuda_reduce_props_install (GObjectClass *klass)
               "A percentile, from 0 to 1", 0, 1, 0.5,
               G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS),
           MONOID_FLAGS));
+  g_object_class_install_property (klass, PROP_PAIR,
+      g_param_spec_string ("pair", "Pair",
+          "Two components of each pixel whose pairs a monoid with bins "
+          "counts in a 2-D histogram of bins x bins bins, e.g. \"R,G\": "
+          "Y, U, V, R, G, B, A or the indices per-channel results give "
+          "them (\"0,1\" for two audio channels). The array 'histogram' "
+          "then has one array of counts for each bin of the first. NULL "
+          "keeps the monoid's own (vectorscope: U,V). A change recompiles "
+          "before the next buffer",
+          NULL, MONOID_FLAGS));
 }
 
 /* GST_CUDAREDUCE_GPU_TIMEOUT, in seconds, replaces the default: tools that
@@ -231,13 +241,14 @@ gst_cuda_reduce_props_clear (GstCudaReduceProps *props)
   g_clear_pointer (&props->context, gst_structure_free);
   g_clear_pointer (&props->parsed.monoid, cr_monoid_unref);
   g_clear_pointer (&props->percentiles, g_array_unref);
+  g_clear_pointer (&props->pair, g_free);
 }
 
 static gboolean
 is_monoid_property (guint prop_id)
 {
   return (prop_id >= PROP_MONOID && prop_id <= PROP_BIN) || prop_id == PROP_BINS
-      || prop_id == PROP_PERCENTILES;
+      || prop_id == PROP_PERCENTILES || prop_id == PROP_PAIR;
 }
 
 gboolean
@@ -313,6 +324,10 @@ gst_cuda_reduce_props_set (GstCudaReduceProps *props, guint prop_id,
         g_array_append_val (props->percentiles, p);
       }
       break;
+    case PROP_PAIR:
+      g_free (props->pair);
+      props->pair = g_value_dup_string (value);
+      break;
     default:
       return FALSE;
   }
@@ -376,6 +391,9 @@ gst_cuda_reduce_props_get (
         gst_value_array_append_and_take_value (value, &item);
       }
       break;
+    case PROP_PAIR:
+      g_value_set_string (value, props->pair);
+      break;
     default:
       return FALSE;
   }
@@ -397,6 +415,7 @@ gst_cuda_reduce_props_monoid (
   gboolean name_set = props->monoid_name_set;
   const guint bins = props->bins;
   g_autoptr (GArray) percentiles = g_array_copy (props->percentiles);
+  g_autofree gchar *pair = g_strdup (props->pair);
   gchar *text[GST_CUDA_REDUCE_N_INLINE];
   for (guint k = 0; k < GST_CUDA_REDUCE_N_INLINE; k++)
     text[k] = g_strdup (props->inline_text[k]);
@@ -425,6 +444,11 @@ gst_cuda_reduce_props_monoid (
     g_free (text[k]);
   if (m && bins) {
     CrMonoid *with = cr_monoid_with_bins (m, bins, error);
+    cr_monoid_unref (m);
+    m = with;
+  }
+  if (m && pair && *pair) {
+    CrMonoid *with = cr_monoid_with_pair (m, pair, error);
     cr_monoid_unref (m);
     m = with;
   }

@@ -36,6 +36,7 @@ enum {
   PROP_GPU_TIMEOUT,
   PROP_BINS,
   PROP_PERCENTILES,
+  PROP_PAIR,
 };
 
 /* What the source pad carries (the output property). */
@@ -69,6 +70,7 @@ typedef struct {
   guint64 gpu_timeout;
   guint bins; /* 0: the monoid's own */
   GArray *percentiles; /* gdouble; empty: none */
+  gchar *pair; /* NULL: the monoid's own */
   guint monoid_serial;
   guint context_serial;
 

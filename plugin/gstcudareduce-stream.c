@@ -193,8 +193,9 @@ gst_cuda_reduce_stream_set_caps (GstCudaReduceStream *s, GstCaps *incaps)
     return FALSE;
   }
   g_clear_pointer (&s->caps.plan, gst_cuda_reduce_plan_unref);
-  s->caps.plan = gst_cuda_reduce_plan_new (
-      &s->caps.format, s->setup.per_channel, s->setup.component, &error);
+  s->caps.plan =
+      gst_cuda_reduce_plan_new (&s->caps.format, s->setup.per_channel,
+          s->setup.component, s->settings.monoid->pair, &error);
   if (s->caps.plan == NULL) {
     gst_cuda_reduce_post_error (s->element, error, NULL);
     return FALSE;
@@ -235,6 +236,17 @@ follow_monoid (GstCudaReduceStream *s)
   if (!gst_cuda_reduce_batches_launch (s->batches, &error)) {
     batches_failed (s, error);
     return FALSE;
+  }
+  /* Counting pairs, or other pairs, reads other planes. */
+  if (!gst_cuda_reduce_plan_has_pair (s->caps.plan, monoid->pair)) {
+    GstCudaReducePlan *plan = gst_cuda_reduce_plan_new (&s->caps.format,
+        s->setup.per_channel, s->setup.component, monoid->pair, &error);
+    if (plan == NULL) {
+      gst_cuda_reduce_post_error (s->element, error, NULL);
+      return FALSE;
+    }
+    gst_cuda_reduce_plan_unref (s->caps.plan);
+    s->caps.plan = plan;
   }
   return gst_cuda_reduce_programs_use (
       &s->programs, s->element, monoid, s->caps.format.type, s->caps.plan);

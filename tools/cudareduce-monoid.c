@@ -2,7 +2,7 @@
  * with NVRTC and no GPU, and lists the built-ins.
  *
  *   cudareduce-monoid [--type=TYPE|all] [--arch=SM] [--single] [--source]
- *                     [--bins=N] [--percentiles=P,...] MONOID
+ *                     [--bins=N] [--percentiles=P,...] [--pair=X,Y] MONOID
  *   cudareduce-monoid [...] --load=BODY --accumulator=FIELDS ... [NAME]
  *   cudareduce-monoid --list
  *
@@ -34,6 +34,7 @@ static gboolean source_option;
 static gboolean list_option;
 static gint bins_option;
 static gchar *percentiles_option;
+static gchar *pair_option;
 static gchar *inline_text[8];
 
 static const GOptionEntry entries[] = {
@@ -57,6 +58,10 @@ static const GOptionEntry entries[] = {
       "Bins of a monoid that counts values in bins, as the element's bins "
       "property sets them (0: the monoid's own)",
       "N" },
+  { "pair", 0, 0, G_OPTION_ARG_STRING, &pair_option,
+      "Two components whose pairs a monoid with bins counts in a 2-D "
+      "histogram, as the element's pair property sets them, e.g. R,G",
+      "X,Y" },
   { "percentiles", 0, 0, G_OPTION_ARG_STRING, &percentiles_option,
       "Percentiles of a monoid with bins, as the element's percentiles "
       "property sets them, e.g. 0.1,0.5,0.9",
@@ -269,7 +274,7 @@ parse_points (const gchar *list, GError **error)
   return g_steal_pointer (&points);
 }
 
-/* The same with --bins and --percentiles applied. */
+/* The same with --bins, --pair and --percentiles applied. */
 static CrMonoid *
 load_monoid (const gchar *name, GError **error)
 {
@@ -281,6 +286,11 @@ load_monoid (const gchar *name, GError **error)
   }
   if (m != NULL && bins_option > 0) {
     CrMonoid *with = cr_monoid_with_bins (m, (guint)bins_option, error);
+    cr_monoid_unref (m);
+    m = with;
+  }
+  if (m != NULL && pair_option != NULL) {
+    CrMonoid *with = cr_monoid_with_pair (m, pair_option, error);
     cr_monoid_unref (m);
     m = with;
   }

@@ -67,6 +67,90 @@ cr_test_count_span (
   }
 }
 
+/* The line of @s that row @row is in, and in *@col its place there. */
+static const guint8 *
+span_line (const CrTestSpan *s, guint64 row, guint64 *col)
+{
+  *col = row;
+  if (s->per_line == 0)
+    return s->data;
+  *col = row % s->per_line;
+  return s->data + (row / s->per_line) * s->stride;
+}
+
+void
+cr_test_count_pairs (const CrTestBinning *b, const CrTestSpan *x, guint cx,
+    const CrTestSpan *y, guint cy, guint64 *slots)
+{
+  const guint n = b->bins;
+  for (guint64 row = 0; row < x->rows; row++) {
+    guint64 xcol, ycol;
+    const guint8 *xl = span_line (x, row, &xcol);
+    const guint8 *yl = span_line (y, row, &ycol);
+    const guint sx = cr_test_slot_of (b, xl, xcol * x->channels + cx);
+    const guint sy = cr_test_slot_of (b, yl, ycol * y->channels + cy);
+    if (sx < n && sy < n)
+      slots[sx * n + sy]++;
+    else if (sx == n + 2 || sy == n + 2)
+      slots[n * n + 2]++;
+    else if (sx == n || sy == n)
+      slots[n * n]++;
+    else
+      slots[n * n + 1]++;
+  }
+}
+
+void
+cr_test_check_pairs (const GstStructure *s, const CrTestBinning *b,
+    const guint64 *want, const gchar *what)
+{
+  static const gchar *const extra[] = { "below", "above", "nan" };
+  const guint n = b->bins;
+  const GValue *hist = gst_structure_get_value (s, "histogram");
+  fail_unless (hist != NULL && GST_VALUE_HOLDS_ARRAY (hist)
+          && gst_value_array_get_size (hist) == n,
+      "%s: no histogram of %u rows in %" GST_PTR_FORMAT, what, n, s);
+  guint wrong = 0, first = 0;
+  guint64 got_first = 0, total = 0;
+  for (guint i = 0; i < n; i++) {
+    const GValue *row = gst_value_array_get_value (hist, i);
+    fail_unless (
+        GST_VALUE_HOLDS_ARRAY (row) && gst_value_array_get_size (row) == n,
+        "%s: histogram row %u is not an array of %u", what, i, n);
+    for (guint j = 0; j < n; j++) {
+      const GValue *item = gst_value_array_get_value (row, j);
+      fail_unless (G_VALUE_HOLDS_UINT64 (item), "%s: bin %u,%u is a %s", what,
+          i, j, G_VALUE_TYPE_NAME (item));
+      const guint64 got = g_value_get_uint64 (item);
+      total += got;
+      if (got != want[i * n + j] && wrong++ == 0) {
+        first = i * n + j;
+        got_first = got;
+      }
+    }
+  }
+  for (guint k = 0; k < G_N_ELEMENTS (extra); k++) {
+    guint64 got = 0;
+    fail_unless (gst_structure_get_uint64 (s, extra[k], &got),
+        "%s: no guint64 %s", what, extra[k]);
+    total += got;
+    if (got != want[n * n + k] && wrong++ == 0) {
+      first = n * n + k;
+      got_first = got;
+    }
+  }
+  fail_unless (wrong == 0,
+      "%s: %u of %u counts differ; first slot %u (bin %u,%u): "
+      "%" G_GUINT64_FORMAT ", expected %" G_GUINT64_FORMAT
+      " (slots from %u: below, above, nan)",
+      what, wrong, n * n + 3, first, first / n, first % n, got_first,
+      want[first], n * n);
+  guint64 count = 0;
+  fail_unless (gst_structure_get_uint64 (s, "count", &count) && count == total,
+      "%s: count %" G_GUINT64_FORMAT ", %" G_GUINT64_FORMAT " pairs counted",
+      what, count, total);
+}
+
 CrTestSpan
 cr_test_frame_span (const CrTestFrame *f, guint c, CrType type)
 {

@@ -55,6 +55,21 @@ void cr_test_check_slots (const GstStructure *s, const CrTestBinning *b,
 const GValue *cr_test_value_of (
     const GstStructure *s, const gchar *name, guint n, guint v);
 
+/* A 2-D histogram's counts (@b's bins along each axis): bins x bins
+ * (the first value's bin, then the second's), below, above and NaN. */
+#define CR_TEST_PAIR_SLOTS(b) ((b)->bins * (b)->bins + 3)
+
+/* Adds the pairs of the rows of @x's channel @cx and @y's channel @cy
+ * (spans of as many rows) to @slots, as docs/element.md defines them: NaN
+ * when either is NaN, else below when either is below, else above. */
+void cr_test_count_pairs (const CrTestBinning *b, const CrTestSpan *x, guint cx,
+    const CrTestSpan *y, guint cy, guint64 *slots);
+
+/* Fails unless result @s holds the 2-D histogram @want: an array of bins
+ * arrays of bins counts, below, above and nan, and a count of all. */
+void cr_test_check_pairs (const GstStructure *s, const CrTestBinning *b,
+    const guint64 *want, const gchar *what);
+
 /* The value percentile @p reports of @slots, as docs/element.md defines
  * it: the lowest value of the bin in which the count from below reaches
  * max (1, round (p * n)), n the values not NaN; -inf, inf or NaN as it

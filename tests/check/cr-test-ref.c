@@ -59,7 +59,7 @@ cr_test_monoid_named (const gchar *name)
   return NULL;
 }
 
-const gchar *const cr_test_binned_monoids[3] = { "histogram", "signalstats",
+const gchar *const cr_test_binned_monoids[4] = { "histogram", "signalstats", "vectorscope",
   NULL };
 
 GPtrArray *

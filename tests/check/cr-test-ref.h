@@ -60,8 +60,9 @@ extern const CrTestMonoid *const cr_test_swept_monoids[4];
 const CrTestMonoid *cr_test_monoid_named (const gchar *name);
 
 /* The built-ins that count bins, whose results are not scalars: checked
- * against their own reference in test-gpu-histogram.c. NULL-terminated. */
-extern const gchar *const cr_test_binned_monoids[3];
+ * against their own reference in test-gpu-histogram.c (vectorscope in
+ * test-gpu-pairs.c). NULL-terminated. */
+extern const gchar *const cr_test_binned_monoids[4];
 
 /* Every built-in monoid with scalar results (CrTestMonoid pointers, in the
  * order of cr_monoid_builtin_names ()); fails when a built-in has no

@@ -124,6 +124,7 @@ GST_START_TEST (test_builtins)
     { "signalstats", "min,max,avg" },
     { "sum", "sum" },
     { "sumsq", "sum,sumsq" },
+    { "vectorscope", "" },
   };
   g_auto (GStrv) names = cr_monoid_builtin_names ();
   fail_unless_equals_int (g_strv_length (names), G_N_ELEMENTS (expected));

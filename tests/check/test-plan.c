@@ -25,7 +25,7 @@ plan_of (const CrInputFormat *f, gboolean per_channel, gint component)
 {
   g_autoptr (GError) error = NULL;
   GstCudaReducePlan *l =
-      gst_cuda_reduce_plan_new (f, per_channel, component, &error);
+      gst_cuda_reduce_plan_new (f, per_channel, component, NULL, &error);
   fail_unless (l != NULL, "no plan: %s", error ? error->message : "");
   return l;
 }
@@ -241,7 +241,7 @@ GST_START_TEST (test_layout_component_out_of_range)
   CrInputFormat f = video_format ("I420", 16, 8);
   g_autoptr (GError) error = NULL;
 
-  fail_unless (gst_cuda_reduce_plan_new (&f, FALSE, 3, &error) == NULL);
+  fail_unless (gst_cuda_reduce_plan_new (&f, FALSE, 3, NULL, &error) == NULL);
   fail_unless (error != NULL);
   fail_unless (
       strstr (error->message, "component=3") != NULL, "%s", error->message);
@@ -289,7 +289,7 @@ huge_channel_counts (gconstpointer data)
       continue;
     }
     g_autoptr (GstCudaReducePlan) whole =
-        gst_cuda_reduce_plan_new (&f, FALSE, -1, NULL);
+        gst_cuda_reduce_plan_new (&f, FALSE, -1, NULL, NULL);
     if (whole == NULL || whole->n_values != 1)
       g_string_append_printf (why, "%s: no whole reduction; ", name);
     for (gint component = -1; component <= 7; component += 8) {
@@ -297,7 +297,7 @@ huge_channel_counts (gconstpointer data)
            per_channel--) {
         g_autoptr (GError) error = NULL;
         g_autoptr (GstCudaReducePlan) l =
-            gst_cuda_reduce_plan_new (&f, per_channel, component, &error);
+            gst_cuda_reduce_plan_new (&f, per_channel, component, NULL, &error);
         if (l != NULL)
           g_string_append_printf (
               why, "%s, component %d: a plan; ", name, component);
@@ -340,7 +340,7 @@ GST_START_TEST (test_layout_component_of_wide_tensor)
   CrInputFormat f;
 
   fail_unless (cr_input_format_from_caps (caps, &f));
-  fail_unless (gst_cuda_reduce_plan_new (&f, FALSE, 7, &error) == NULL);
+  fail_unless (gst_cuda_reduce_plan_new (&f, FALSE, 7, NULL, &error) == NULL);
   fail_if (strstr (error->message, "selects nothing"), "%s", error->message);
   g_autofree gchar *bound = g_strdup_printf ("at most %u", CR_CHANNELS_MAX);
   fail_unless (strstr (error->message, bound), "%s", error->message);
