@@ -62,6 +62,11 @@ struct CrBinning {
   unsigned long long width; /* range / bins when that is whole, else 0 */
   unsigned int shift; /* log2 (width) when width is a power of two */
   bool pow2, narrow; /* narrow: range < 2^32, so 32-bit arithmetic */
+  /* An 8-bit type's whole range in bins of a power of two: a value's bin
+   * is its offset from the lowest (its bits, the sign bit flipped for
+   * int8) shifted right. */
+  bool whole_byte;
+  unsigned int flip;
 #endif
 };
 
@@ -85,6 +90,8 @@ cr_binning (const Ctx &ctx)
   b.shift = b.width ? __ffsll ((long long) b.width) - 1 : 0;
   b.pow2 = b.width != 0 && (b.width & (b.width - 1)) == 0;
   b.narrow = b.range < 4294967296ull;
+  b.whole_byte = CR_IN_BYTES == 1 && b.pow2 && b.range == 256;
+  b.flip = IN_IS_SIGNED ? 0x80 : 0;
 #endif
   return b;
 }
@@ -141,6 +148,10 @@ cr_slot (const In x, unsigned long long i, const CrBinning &b,
     const unsigned int *table, const Ctx &ctx)
 {
 #if CR_BIN_TABLE
+  /* Arithmetic where it is a shift: shared memory is left to the
+   * atomics, its bottleneck (docs/performance.md). */
+  if (b.whole_byte)
+    return ((unsigned int) (unsigned char) x ^ b.flip) >> b.shift;
   return table[(unsigned char) x];
 #else
   return cr_bin_of (x, i, b, ctx);
