@@ -474,11 +474,16 @@ cr_monoid_new (const CrMonoidText *text, const gchar *origin, GError **error)
   if (!is_blank (text->pair)
       && !parse_pair (text->pair, "Pair", origin, &m->pair, error))
     return NULL;
-  if (m->bins == 0 && (!is_blank (text->bin) || m->percentiles->len > 0)) {
+  if (m->bins == 0
+      && (!is_blank (text->bin) || m->percentiles->len > 0 || m->pair)) {
     g_set_error (error, CR_ERROR, CR_ERROR_MONOID_INVALID,
         "%s: %s is set, but the monoid counts no bins; set Bins (the number "
-        "of bins) too",
-        origin, is_blank (text->bin) ? "Percentiles" : "Bin");
+        "of bins%s) too",
+        origin,
+        m->pair                    ? "Pair"
+            : is_blank (text->bin) ? "Percentiles"
+                                   : "Bin",
+        m->pair ? " along each axis" : "");
     return NULL;
   }
   if (!is_blank (text->bin)) {

@@ -1,5 +1,5 @@
-/* test-bins.c: monoids with bins, on the CPU: Bins, Bin and Percentiles
- * parsed and refused, the bins and percentiles properties, the ranges
+/* test-bins.c: monoids with bins, on the CPU: Bins, Bin, Percentiles and
+ * Pair parsed and refused, the bins and percentiles properties, the ranges
  * packed, the results' layout and the generated source. No GPU and no
  * NVRTC needed. */
 #include "cr-test-monoid.h"
@@ -436,6 +436,122 @@ GST_START_TEST (test_percentiles_layout)
 
 GST_END_TEST;
 
+/* Pair: two component names or indices, on a monoid that only counts in
+ * at most 256 bins a side; what cannot be read off pairs is refused; the
+ * pair property; the layout and source of bins x bins counters. */
+GST_START_TEST (test_pairs)
+{
+  g_autofree gchar *text = g_strdup_printf (COUNTS_ONLY "Pair= u , v\n", "16");
+  g_autoptr (CrMonoid) m = cr_test_parse_monoid (text);
+  fail_unless (m->pair != NULL && g_strv_length (m->pair) == 2);
+  fail_unless_equals_string (m->pair[0], "U");
+  fail_unless_equals_string (m->pair[1], "V");
+  fail_unless_equals_int (cr_monoid_total_bins (m), 256);
+  g_autofree gchar *numbers = g_strdup_printf (COUNTS_ONLY "Pair=2,0\n", "8");
+  g_autoptr (CrMonoid) n = cr_test_parse_monoid (numbers);
+  fail_unless_equals_string (n->pair[0], "2");
+  fail_unless_equals_string (n->pair[1], "0");
+
+  static const gchar *const bad[] = { "U", "U,V,Y", "U,", "X,Y", "-1,2",
+    "1.5,2", "" };
+  for (guint k = 0; k < G_N_ELEMENTS (bad) - 1; k++) {
+    g_autofree gchar *data =
+        g_strdup_printf (COUNTS_ONLY "Pair=%s\n", "16", bad[k]);
+    cr_test_assert_rejected (
+        data, CR_ERROR_MONOID_INVALID, "is not a pair of components");
+  }
+  /* An empty Pair is none. */
+  g_autofree gchar *empty = g_strdup_printf (COUNTS_ONLY "Pair=\n", "16");
+  g_autoptr (CrMonoid) single = cr_test_parse_monoid (empty);
+  fail_unless (single->pair == NULL);
+
+  g_autofree gchar *wide = g_strdup_printf (COUNTS_ONLY "Pair=R,G\n", "257");
+  cr_test_assert_rejected (wide, CR_ERROR_MONOID_INVALID, "at most 256 bins");
+  cr_test_assert_rejected (
+      "[Monoid]\nPair=R,G\n", CR_ERROR_MONOID_INVALID, "set Bins");
+  cr_test_assert_rejected ("[Monoid]\nBins=4\nPair=R,G\nBin=return 0;\n",
+      CR_ERROR_MONOID_INVALID, "leave Bin out");
+  g_autofree gchar *points =
+      g_strdup_printf (COUNTS_ONLY "Pair=R,G\nPercentiles=m:0.5\n", "4");
+  cr_test_assert_rejected (points, CR_ERROR_MONOID_INVALID, "Percentiles");
+  g_autofree gchar *folds =
+      g_strconcat (cr_test_good_monoid, "Bins=4\nPair=R,G\n", NULL);
+  cr_test_assert_rejected (folds, CR_ERROR_MONOID_INVALID, "only counts");
+
+  /* The built-in, and the pair, bins and percentiles properties. */
+  g_autoptr (GError) error = NULL;
+  g_autoptr (CrMonoid) scope = cr_monoid_load ("vectorscope", &error);
+  fail_unless (scope != NULL, "%s", error ? error->message : "");
+  fail_unless_equals_int (scope->bins, 64);
+  fail_unless_equals_string (scope->pair[0], "U");
+  g_autoptr (CrMonoid) rg = cr_monoid_with_pair (scope, "R,G", &error);
+  fail_unless (rg != NULL && strcmp (rg->pair[0], "R") == 0
+      && strcmp (scope->pair[0], "U") == 0);
+  g_autoptr (CrMonoid) h = cr_monoid_load ("histogram", &error);
+  g_autoptr (CrMonoid) h2 = cr_monoid_with_pair (h, "0,1", &error);
+  fail_unless (h2 != NULL && cr_monoid_total_bins (h2) == 65536);
+  fail_if (cr_monoid_with_bins (scope, 257, &error));
+  fail_unless (strstr (error->message, "2-D") != NULL, "%s", error->message);
+  g_clear_error (&error);
+  g_autoptr (CrMonoid) big = cr_monoid_with_bins (scope, 256, &error);
+  fail_unless (big != NULL && cr_monoid_total_bins (big) == 65536);
+  GArray *half = g_array_new (FALSE, FALSE, sizeof (gdouble));
+  const gdouble p = 0.5;
+  g_array_append_val (half, p);
+  fail_if (cr_monoid_with_percentiles (scope, half, &error));
+  fail_unless (strstr (error->message, "no percentiles") != NULL);
+  g_clear_error (&error);
+  g_array_unref (half);
+  g_autoptr (CrMonoid) stats = cr_monoid_load ("signalstats", &error);
+  fail_if (cr_monoid_with_pair (stats, "U,V", &error));
+  g_clear_error (&error);
+  g_autoptr (CrMonoid) sum = cr_monoid_load ("sum", &error);
+  fail_if (cr_monoid_with_pair (sum, "U,V", &error));
+  fail_unless (strstr (error->message, "set Bins") != NULL);
+  g_clear_error (&error);
+  fail_if (cr_monoid_with_pair (scope, "U;V", &error));
+  g_clear_error (&error);
+
+  /* No fusing. */
+  fail_if (cr_monoid_load ("minmax+vectorscope", &error));
+  fail_unless (
+      strstr (error->message, "does not fuse") != NULL, "%s", error->message);
+  g_clear_error (&error);
+  g_autoptr (CrMonoid) fused = cr_monoid_load ("minmax+histogram", &error);
+  fail_if (cr_monoid_with_pair (fused, "U,V", &error));
+  g_clear_error (&error);
+
+  /* bins x bins counts after none of its own; the pair kernel alone. */
+  g_autoptr (CrProgram) prog = cr_program_new_with (scope, CR_TYPE_UINT8, 0);
+  fail_unless_equals_int (prog->bins, 64 * 64);
+  fail_unless_equals_int (prog->pair_bins, 64);
+  fail_unless_equals_int (prog->bins_field, 0);
+  fail_unless_equals_int (prog->out.lengths[0], 64 * 64);
+  fail_unless (strstr (prog->source, "#define CR_BINS 4096\n") != NULL);
+  fail_unless (strstr (prog->source, "#define CR_PAIR_BINS 64\n") != NULL);
+  fail_unless (strstr (prog->source, "cr_histogram_pairs") != NULL);
+  /* 64-bit input: each axis's bins divide the range. */
+  guint8 ctx[16];
+  const gdouble lo = 0, hi = 640;
+  g_autoptr (GHashTable) values = g_hash_table_new (g_str_hash, g_str_equal);
+  GValue lo_value = G_VALUE_INIT, hi_value = G_VALUE_INIT;
+  g_value_init (&lo_value, G_TYPE_DOUBLE);
+  g_value_init (&hi_value, G_TYPE_DOUBLE);
+  g_value_set_double (&lo_value, lo);
+  g_value_set_double (&hi_value, hi);
+  g_hash_table_insert (values, (gpointer) "lo", &lo_value);
+  g_hash_table_insert (values, (gpointer) "hi", &hi_value);
+  g_autoptr (CrProgram) wide64 = cr_program_new (scope, CR_TYPE_INT64);
+  fail_unless (cr_program_pack_context (wide64, 0, values, ctx, &error), "%s",
+      error ? error->message : "");
+  g_value_set_double (&hi_value, 650);
+  fail_if (cr_program_pack_context (wide64, 0, values, ctx, &error));
+  fail_unless (strstr (error->message, "64 bins do not divide") != NULL, "%s",
+      error->message);
+}
+
+GST_END_TEST;
+
 static Suite *
 bins_suite (void)
 {
@@ -450,6 +566,7 @@ bins_suite (void)
   tcase_add_test (tc, test_percentiles_property);
   tcase_add_test (tc, test_bin_body);
   tcase_add_test (tc, test_percentiles_layout);
+  tcase_add_test (tc, test_pairs);
   return s;
 }
 

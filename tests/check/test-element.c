@@ -44,7 +44,7 @@ GST_START_TEST (test_properties_documented)
     "combine", "identity", "context-fields", "output-fields", "finalize",
     "threshold", "context", "cuda-device-id", "output", "post-messages",
     "async-depth", "per-channel", "component", "interval", "gpu-timeout",
-    "attach-meta", "bins", "bin", "percentiles", NULL };
+    "attach-meta", "bins", "bin", "percentiles", "pair", NULL };
   guint found = 0;
   for (guint k = 0; k < n; k++) {
     if (!g_strv_contains (ours, specs[k]->name))
@@ -351,6 +351,31 @@ GST_START_TEST (test_tensor_caps_of_percentiles)
 
 GST_END_TEST;
 
+/* A 2-D histogram as tensors: bins by bins counts, one result; pair from
+ * a launch line, read back. */
+GST_START_TEST (test_tensor_caps_of_pairs)
+{
+  g_autoptr (GError) error = NULL;
+  GstElement *e = gst_parse_launch (
+      "cudareduce monoid=vectorscope pair=R,G bins=32 output=tensor", &error);
+  fail_unless (e != NULL && error == NULL, "%s", error ? error->message : "");
+  g_autofree gchar *pair = NULL;
+  g_object_get (e, "pair", &pair, NULL);
+  fail_unless_equals_string (pair, "R,G");
+  assert_caps (transform_caps (e, GST_PAD_SINK,
+                   "video/x-raw, format=RGBA, "
+                   "width=64, height=48, framerate=30/1"),
+      "other/tensors, format=static, num_tensors=4, "
+      "types=\"uint64,uint64,uint64,uint64\", dimensions=\"32:32:1,1,1,1\", "
+      "framerate=30/1");
+  g_object_set (e, "pair", NULL, NULL);
+  g_object_get (e, "pair", &pair, NULL);
+  fail_unless (pair == NULL);
+  gst_object_unref (e);
+}
+
+GST_END_TEST;
+
 /* percentiles from a launch line, as gst-launch-1.0 sets it: an array of
  * doubles, whole numbers included, read back as given. */
 GST_START_TEST (test_percentiles_from_launch_line)
@@ -583,6 +608,7 @@ element_suite (void)
   tcase_add_test (tc, test_tensor_caps_of_huge_channel_counts);
   tcase_add_test (tc, test_tensor_caps_of_percentiles);
   tcase_add_test (tc, test_percentiles_from_launch_line);
+  tcase_add_test (tc, test_tensor_caps_of_pairs);
   tcase_add_test (tc, test_start_without_driver);
   tcase_add_test (tc, test_start_with_driver_stub);
   tcase_add_test (tc, test_driver_library_present);

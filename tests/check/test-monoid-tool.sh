@@ -1,7 +1,7 @@
 #!/bin/bash
 # test-monoid-tool.sh TOOL SOURCE_DIR: cudareduce-monoid lists the
 # built-ins, and with NVRTC compiles good monoids (built-in, fused, from a
-# file, inline) and fails on broken ones with the element's messages.
+# file, inline, with bins, percentiles and pairs) and fails on broken ones with the element's messages.
 # Without NVRTC the compiles are skipped (77), unless
 # CUDAREDUCE_REQUIRE_NVRTC=1.
 set -u
@@ -28,6 +28,11 @@ expect 0 "uint16   histogram:uint64[256], below:uint64, above:uint64, nan:uint64
 expect 1 "monoid sum counts no bins" --bins 10 sum
 expect 1 "a histogram has 1 to 65536 bins" --bins 70000 histogram
 expect 2 "no input type 'int7'" --type int7 sum
+# 2-D histograms: no fusing, at most 256 bins a side.
+expect 0 "uint8    histogram:uint64[4096], below:uint64" --list
+expect 1 "does not fuse" minmax+vectorscope
+expect 1 "1 to 256 bins along each axis" --bins 300 vectorscope
+expect 1 "is not a pair of components" --pair R histogram
 expect 2 "Usage" 
 expect 1 'There is no built-in monoid named "nosuch"' nosuch
 expect 1 "the key Accumulator is missing" --load 'Acc r; r.s = x; return r;' broken
@@ -85,6 +90,9 @@ expect 0 "histogram:uint64[3]" --type int16 --single --bins 3 \
 expect 0 "minmax.min:int16, minmax.max:int16, histogram:uint64[256]" \
   --type int16 --single minmax+histogram
 expect 1 "both count bins" --type int16 --single histogram+h2=histogram
+expect 0 "#define CR_PAIR_BINS 64" --type uint8 --single --source vectorscope
+expect 0 "histogram:uint64[1024]" --type uint8 --single --pair R,G --bins 32 histogram
+expect 0 "rg on uint8: ok (" --type uint8 --single "$src/examples/monoids/rg.monoid"
 expect 1 "not from 0 to 1" --type int16 --single --percentiles 1.5 histogram
 expect 0 "t on int32: ok (" --type int32 --single --accumulator s:wide \
   --load 'Acc r; r.s = x; return r;' --combine 'Acc r; r.s = a.s + b.s; return r;' \

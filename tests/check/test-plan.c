@@ -410,6 +410,102 @@ GST_START_TEST (test_layout_dimensions_as_written)
 
 GST_END_TEST;
 
+/* The plan of a monoid counting @pair on @f, which must be made. */
+static GstCudaReducePlan *
+pair_plan_of (const CrInputFormat *f, const gchar *pair)
+{
+  g_auto (GStrv) names = g_strsplit (pair, ",", -1);
+  g_autoptr (GError) error = NULL;
+  GstCudaReducePlan *l = gst_cuda_reduce_plan_new (f, FALSE, -1, names, &error);
+  fail_unless (l != NULL, "%s: %s", pair, error ? error->message : "");
+  return l;
+}
+
+/* Fails unless counting @pair on @f is refused, mentioning @mention. */
+static void
+assert_pair_refused (const CrInputFormat *f, const gchar *pair,
+    gboolean per_channel, gint component, const gchar *mention)
+{
+  g_auto (GStrv) names = g_strsplit (pair, ",", -1);
+  g_autoptr (GError) error = NULL;
+  fail_if (gst_cuda_reduce_plan_new (f, per_channel, component, names, &error));
+  fail_unless (error && strstr (error->message, mention), "%s: %s", pair,
+      error ? error->message : "no error");
+}
+
+/* Pairs: one part, the first component's plane, and the second's plane
+ * and place beside it; one value; no kernels but the pairs'. */
+GST_START_TEST (test_layout_pairs)
+{
+  const struct {
+    const gchar *format, *pair;
+    guint x_plane, x_channels, x_channel, y_plane, y_channels, y_channel;
+    guint64 rows;
+  } cases[] = {
+    { "NV12", "U,V", 1, 2, 0, 1, 2, 1, 32 * 12 },
+    { "NV21", "U,V", 1, 2, 1, 1, 2, 0, 32 * 12 },
+    { "I420", "U,V", 1, 1, 0, 2, 1, 0, 32 * 12 },
+    { "YV12", "U,V", 2, 1, 0, 1, 1, 0, 32 * 12 },
+    { "Y444", "Y,V", 0, 1, 0, 2, 1, 0, 64 * 24 },
+    { "NV24", "0,1", 0, 1, 0, 1, 2, 0, 64 * 24 },
+    { "P010_10LE", "U,V", 1, 2, 0, 1, 2, 1, 32 * 12 },
+    { "RGBA", "R,G", 0, 4, 0, 0, 4, 1, 64 * 24 },
+    { "BGRx", "R,G", 0, 4, 2, 0, 4, 1, 64 * 24 },
+    { "BGR", "2,0", 0, 3, 2, 0, 3, 0, 64 * 24 },
+    { "GRAY8", "Y,Y", 0, 1, 0, 0, 1, 0, 64 * 24 },
+  };
+  for (guint k = 0; k < G_N_ELEMENTS (cases); k++) {
+    const CrInputFormat f = video_format (cases[k].format, 64, 24);
+    g_autoptr (GstCudaReducePlan) l = pair_plan_of (&f, cases[k].pair);
+    g_autofree gchar *what =
+        g_strdup_printf ("%s %s", cases[k].format, cases[k].pair);
+    fail_unless (l->n_parts == 1 && l->n_values == 1 && l->n_reducers == 1
+            && l->reducer_channels[0] == 1 && l->kernels == 0,
+        "%s", what);
+    fail_unless (l->parts[0].plane == cases[k].x_plane
+            && l->parts[0].channels == cases[k].x_channels
+            && l->pair.x_channel == cases[k].x_channel
+            && l->pair.y_plane == cases[k].y_plane
+            && l->pair.y_channels == cases[k].y_channels
+            && l->pair.y_channel == cases[k].y_channel,
+        "%s: plane %u (%u of %u), then %u (%u of %u)", what, l->parts[0].plane,
+        l->pair.x_channel, l->parts[0].channels, l->pair.y_plane,
+        l->pair.y_channel, l->pair.y_channels);
+    fail_unless_equals_uint64 (l->parts[0].rows, cases[k].rows);
+    fail_unless_equals_int (gst_cuda_reduce_plan_n_regions (l), 2);
+    fail_unless_equals_int (
+        gst_cuda_reduce_plan_region_plane (l, 1), cases[k].y_plane);
+    g_auto (GStrv) names = g_strsplit (cases[k].pair, ",", -1);
+    fail_unless (gst_cuda_reduce_plan_has_pair (l, names));
+    fail_if (gst_cuda_reduce_plan_has_pair (l, NULL));
+  }
+
+  g_autoptr (GstCaps) caps = cr_test_audio_caps ("S16LE", 48000, 3);
+  CrInputFormat audio;
+  fail_unless (cr_input_format_from_caps (caps, &audio));
+  g_autoptr (GstCudaReducePlan) l = pair_plan_of (&audio, "2,0");
+  fail_unless (l->parts[0].channels == 3 && l->pair.x_channel == 2
+      && l->pair.y_channels == 3 && l->pair.y_channel == 0);
+  g_autoptr (GstCudaReducePlan) whole = plan_of (&audio, FALSE, -1);
+  fail_unless (gst_cuda_reduce_plan_has_pair (whole, NULL));
+  fail_unless_equals_int (gst_cuda_reduce_plan_n_regions (whole), 1);
+
+  /* What cannot be paired. */
+  const CrInputFormat i420 = video_format ("I420", 64, 24);
+  const CrInputFormat rgba = video_format ("RGBA", 64, 24);
+  const CrInputFormat gray = video_format ("GRAY8", 64, 24);
+  assert_pair_refused (&i420, "Y,U", FALSE, -1, "of the same size");
+  assert_pair_refused (&rgba, "U,V", FALSE, -1, "it has R, G, B, A");
+  assert_pair_refused (&gray, "Y,U", FALSE, -1, "it has Y (or 0 to 0");
+  assert_pair_refused (&i420, "1,3", FALSE, -1, "not one of I420's");
+  assert_pair_refused (&audio, "U,V", FALSE, -1, "indices from 0 to 2");
+  assert_pair_refused (&audio, "0,3", FALSE, -1, "indices from 0 to 2");
+  assert_pair_refused (&i420, "U,V", TRUE, -1, "per-channel=false");
+  assert_pair_refused (&i420, "U,V", FALSE, 1, "component=-1");
+}
+
+GST_END_TEST;
+
 static Suite *
 plan_suite (void)
 {
@@ -429,6 +525,7 @@ plan_suite (void)
   tcase_add_test (tc, test_layout_malformed_dimensions);
   tcase_add_test (tc, test_layout_dimensions_as_written);
   tcase_add_test (tc, test_layout_component_of_wide_tensor);
+  tcase_add_test (tc, test_layout_pairs);
   return s;
 }
 
