@@ -95,4 +95,9 @@ run -m videotestsrc num-buffers=2 \
   ! cudareduce monoid=signalstats per-channel=true percentiles="<0.5>" \
   ! fakesink
 
+# A vectorscope: U against V of each frame, counted in 16 x 16 bins.
+run -m videotestsrc num-buffers=2 pattern=smpte \
+  ! video/x-raw,format=NV12,width=320,height=240 \
+  ! cudareduce monoid=vectorscope bins=16 ! fakesink
+
 exit $status

@@ -69,6 +69,12 @@
  * ]| posts what FFmpeg's signalstats gives of Y, U and V (min, low, avg,
  * high, max), their 256-bin histograms, and each plane's median and 99th
  * percentile, read in one pass over each frame.
+ * |[
+ * gst-launch-1.0 -m videotestsrc num-buffers=5 ! video/x-raw,format=RGBA ! \
+ *     cudareduce monoid=vectorscope pair=R,G bins=256 ! fakesink
+ * ]| counts R against G of each pixel in a 2-D histogram of 256 x 256
+ * bins; without pair, on YUV video, U against V in 64 x 64 (a
+ * vectorscope).
  */
 
 #include "gstcudareduce.h"
