@@ -59,8 +59,8 @@ cr_test_monoid_named (const gchar *name)
   return NULL;
 }
 
-const gchar *const cr_test_binned_monoids[4] = { "histogram", "signalstats", "vectorscope",
-  NULL };
+const gchar *const cr_test_binned_monoids[4] = { "histogram", "signalstats",
+  "vectorscope", NULL };
 
 GPtrArray *
 cr_test_builtin_monoids (void)

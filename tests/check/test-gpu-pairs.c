@@ -34,9 +34,9 @@ check_frame (const gchar *format, CrType type, guint bins, const gchar *pair,
   CrTestFrame f = cr_test_frame_new (rand_, format, 333, 97, 24);
   g_autofree gchar *bins_text = g_strdup_printf ("%u", bins);
   /* Without a pair, the list ends before it. */
-  GstHarness *h = cr_test_harness (cr_test_video_caps (format, 333, 97, 30),
-      "monoid", "vectorscope", "bins", bins_text, pair ? "pair" : NULL, pair,
-      NULL);
+  GstHarness *h =
+      cr_test_harness (cr_test_video_caps (format, 333, 97, 30), "monoid",
+          "vectorscope", "bins", bins_text, pair ? "pair" : NULL, pair, NULL);
   g_autofree gchar *what = g_strdup_printf (
       "%s, %u x %u bins, pair %s", format, bins, bins, pair ? pair : "U,V");
   GstStructure *s =
