@@ -369,6 +369,7 @@ GST_START_TEST (test_tensor_caps_of_pairs)
       "types=\"uint64,uint64,uint64,uint64\", dimensions=\"32:32:1,1,1,1\", "
       "framerate=30/1");
   g_object_set (e, "pair", NULL, NULL);
+  g_clear_pointer (&pair, g_free);
   g_object_get (e, "pair", &pair, NULL);
   fail_unless (pair == NULL);
   gst_object_unref (e);
