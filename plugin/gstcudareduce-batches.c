@@ -269,10 +269,16 @@ submit_slice (GstCudaReduceBatches *b, CrReducer *const *reducers,
     r.emit = slice->emit && k == plan->n_parts - 1;
     r.job = NULL;
     r.result = 0;
-    const CrPairs pairs = pairs_of (plan, &region, regions, slice);
-    if (!submit_one (b, reducers[part->reducer], p, &region,
-            plan->pair.names ? &pairs : NULL, ctx, &options, &r, launches,
-            error))
+    /* Only a pair reads a second region: regions[n_parts] is past the
+     * planes of a format with four. */
+    CrPairs pairs;
+    const CrPairs *pair_regions = NULL;
+    if (plan->pair.names) {
+      pairs = pairs_of (plan, &region, regions, slice);
+      pair_regions = &pairs;
+    }
+    if (!submit_one (b, reducers[part->reducer], p, &region, pair_regions, ctx,
+            &options, &r, launches, error))
       return FALSE;
   }
   return TRUE;
