@@ -1,0 +1,235 @@
+/* gstcudareduce-regions.c: the rectangles of a frame that get results of
+ * their own. */
+#include "gstcudareduce-regions.h"
+
+#include <string.h>
+
+static gboolean
+too_many (guint n, GError **error)
+{
+  if (n <= GST_CUDA_REDUCE_REGIONS_MAX)
+    return FALSE;
+  g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FAILED,
+      "A frame has %u regions, more than the %u that cudareduce reduces in "
+      "one frame: list fewer rectangles in regions, or read fewer ROI types "
+      "(roi-types)",
+      n, GST_CUDA_REDUCE_REGIONS_MAX);
+  return TRUE;
+}
+
+/* A value of the property as a user wrote it: <0, 0, 64> rather than
+ * GStreamer's typed < (int)0, (int)0, (int)64 >. */
+static gchar *
+shown (const GValue *v)
+{
+  if (G_VALUE_HOLDS_INT (v))
+    return g_strdup_printf ("%d", g_value_get_int (v));
+  if (!GST_VALUE_HOLDS_ARRAY (v)) {
+    gchar *s = gst_value_serialize (v);
+    return s ? s : g_strdup (G_VALUE_TYPE_NAME (v));
+  }
+  GString *out = g_string_new ("<");
+  for (guint k = 0; k < gst_value_array_get_size (v); k++) {
+    g_autofree gchar *e = shown (gst_value_array_get_value (v, k));
+    g_string_append_printf (out, "%s%s", k ? ", " : "", e);
+  }
+  g_string_append_c (out, '>');
+  return g_string_free (out, FALSE);
+}
+
+/* Rectangle @k of the property, for a message: what was given. */
+static gboolean
+bad_rect (const GValue *rect, guint k, const gchar *why, GError **error)
+{
+  g_autofree gchar *given = shown (rect);
+  g_set_error (error, GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_SETTINGS,
+      "regions: rectangle %u is %s: %s. Give each as <x, y, width, height> "
+      "in the frame's pixels, e.g. regions=\"<<0,0,64,64>,<64,0,64,64>>\"",
+      k, given, why);
+  return FALSE;
+}
+
+gboolean
+gst_cuda_reduce_regions_parse (
+    const GValue *value, GArray *rects, GError **error)
+{
+  if (!GST_VALUE_HOLDS_ARRAY (value)) {
+    g_set_error (error, GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_SETTINGS,
+        "regions: expected an array of rectangles, got a %s",
+        G_VALUE_TYPE_NAME (value));
+    return FALSE;
+  }
+  const guint n = gst_value_array_get_size (value);
+  if (n > GST_CUDA_REDUCE_REGIONS_MAX) {
+    g_set_error (error, GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_SETTINGS,
+        "regions: %u rectangles, more than the %u that cudareduce reduces "
+        "in one frame",
+        n, GST_CUDA_REDUCE_REGIONS_MAX);
+    return FALSE;
+  }
+  for (guint k = 0; k < n; k++) {
+    const GValue *rect = gst_value_array_get_value (value, k);
+    gint v[4];
+    if (!GST_VALUE_HOLDS_ARRAY (rect) || gst_value_array_get_size (rect) != 4)
+      return bad_rect (rect, k, "not four integers", error);
+    for (guint j = 0; j < 4; j++) {
+      const GValue *e = gst_value_array_get_value (rect, j);
+      if (!G_VALUE_HOLDS_INT (e))
+        return bad_rect (rect, k, "not four integers", error);
+      v[j] = g_value_get_int (e);
+    }
+    if (v[2] < 1 || v[3] < 1)
+      return bad_rect (
+          rect, k, "its width and height must be 1 or more", error);
+    const GstCudaReduceRect r = { v[0], v[1], v[2], v[3] };
+    g_array_append_val (rects, r);
+  }
+  return TRUE;
+}
+
+GArray *
+gst_cuda_reduce_regions_parse_types (const gchar *list)
+{
+  if (list == NULL || *list == '\0')
+    return NULL;
+  GArray *types = g_array_new (FALSE, FALSE, sizeof (GQuark));
+  g_auto (GStrv) names = g_strsplit (list, ",", -1);
+  for (guint k = 0; names[k]; k++) {
+    const gchar *name = g_strstrip (names[k]);
+    if (strcmp (name, "*") == 0) {
+      g_array_set_size (types, 0);
+      return types;
+    }
+    if (*name != '\0') {
+      const GQuark q = g_quark_from_string (name);
+      g_array_append_val (types, q);
+    }
+  }
+  return types;
+}
+
+/* [start, start + length) within [0, size): the part inside. */
+static void
+clip_span (
+    gint start, gint length, gint size, gint *out_start, gint *out_length)
+{
+  const gint64 end = CLAMP ((gint64)start + length, 0, size);
+  const gint64 first = CLAMP ((gint64)start, 0, size);
+  *out_start = (gint)first;
+  *out_length = (gint)MAX (0, end - first);
+}
+
+static GstCudaReduceRegion
+region_of (const GstCudaReduceRect *given, gint width, gint height)
+{
+  GstCudaReduceRegion r = { .given = *given };
+  clip_span (given->x, given->width, width, &r.clipped.x, &r.clipped.width);
+  clip_span (given->y, given->height, height, &r.clipped.y, &r.clipped.height);
+  if (r.clipped.width == 0 || r.clipped.height == 0)
+    r.clipped.width = r.clipped.height = 0;
+  return r;
+}
+
+static gboolean
+wanted (const GArray *types, GQuark type)
+{
+  if (types->len == 0)
+    return TRUE;
+  for (guint k = 0; k < types->len; k++)
+    if (g_array_index (types, GQuark, k) == type)
+      return TRUE;
+  return FALSE;
+}
+
+gboolean
+gst_cuda_reduce_regions_collect (GstBuffer *buffer, const GArray *rects,
+    const GArray *types, gint width, gint height, GArray *regions,
+    GError **error)
+{
+  const guint first = regions->len;
+  for (guint k = 0; rects && k < rects->len; k++) {
+    GstCudaReduceRegion r =
+        region_of (&g_array_index (rects, GstCudaReduceRect, k), width, height);
+    r.id = (gint)k;
+    g_array_append_val (regions, r);
+  }
+  if (types == NULL)
+    return !too_many (regions->len - first, error);
+
+  gpointer state = NULL;
+  GstMeta *meta;
+  while ((meta = gst_buffer_iterate_meta_filtered (
+              buffer, &state, GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE))) {
+    const GstVideoRegionOfInterestMeta *roi =
+        (const GstVideoRegionOfInterestMeta *)meta;
+    if (!wanted (types, roi->roi_type))
+      continue;
+    /* The meta's fields are unsigned: a value past G_MAXINT is off the
+     * frame whatever it is. */
+    const GstCudaReduceRect given = {
+      (gint)MIN (roi->x, (guint)G_MAXINT),
+      (gint)MIN (roi->y, (guint)G_MAXINT),
+      (gint)MIN (roi->w, (guint)G_MAXINT),
+      (gint)MIN (roi->h, (guint)G_MAXINT),
+    };
+    GstCudaReduceRegion r = region_of (&given, width, height);
+    r.id = roi->id;
+    r.type = roi->roi_type;
+    r.from_meta = TRUE;
+    g_array_append_val (regions, r);
+    if (too_many (regions->len - first, error))
+      return FALSE;
+  }
+  return TRUE;
+}
+
+/* The first component in @plane: all of a plane's are subsampled alike in
+ * the element's formats. */
+static guint
+component_in (const GstVideoFormatInfo *finfo, guint plane)
+{
+  for (guint c = 0; c < GST_VIDEO_FORMAT_INFO_N_COMPONENTS (finfo); c++)
+    if (GST_VIDEO_FORMAT_INFO_PLANE (finfo, c) == plane)
+      return c;
+  return 0;
+}
+
+GstCudaReduceRect
+gst_cuda_reduce_region_in_plane (
+    const GstVideoInfo *info, guint plane, const GstCudaReduceRect *rect)
+{
+  const GstVideoFormatInfo *finfo = info->finfo;
+  const guint c = component_in (finfo, plane);
+  const guint ws = GST_VIDEO_FORMAT_INFO_W_SUB (finfo, c);
+  const guint hs = GST_VIDEO_FORMAT_INFO_H_SUB (finfo, c);
+  GstCudaReduceRect out = { 0, 0, 0, 0 };
+  if (rect->width <= 0 || rect->height <= 0)
+    return out;
+  /* The first sample floors, the end ceils: every sample a pixel of the
+   * rectangle maps to. Clipped rectangles are not negative. */
+  const guint64 x_end =
+      ((guint64)rect->x + (guint64)rect->width + (1u << ws) - 1) >> ws;
+  const guint64 y_end =
+      ((guint64)rect->y + (guint64)rect->height + (1u << hs) - 1) >> hs;
+  out.x = rect->x >> ws;
+  out.y = rect->y >> hs;
+  out.width = (gint)(x_end - (guint64)out.x);
+  out.height = (gint)(y_end - (guint64)out.y);
+  return out;
+}
+
+GstCudaReducePlaneRect
+gst_cuda_reduce_region_bytes (const GstVideoInfo *info, guint plane,
+    gsize stride, const GstCudaReduceRect *rect)
+{
+  const GstCudaReduceRect s =
+      gst_cuda_reduce_region_in_plane (info, plane, rect);
+  const gsize pstride = (gsize)GST_VIDEO_FORMAT_INFO_PSTRIDE (
+      info->finfo, component_in (info->finfo, plane));
+  const GstCudaReducePlaneRect out = {
+    .offset = (gsize)s.y * stride + (gsize)s.x * pstride,
+    .row_bytes = (gsize)s.width * pstride,
+    .rows = (guint)s.height,
+  };
+  return out;
+}

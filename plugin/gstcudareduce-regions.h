@@ -1,0 +1,84 @@
+/* gstcudareduce-regions.h: the rectangles of a frame that get results of
+ * their own, and where each lies in each plane.
+ *
+ * Regions come from the `regions` property (fixed rectangles, in the
+ * frame's pixels) and from the frame's GstVideoRegionOfInterestMeta (those
+ * of the chosen types, or all). Each is clipped to the frame; one wholly
+ * outside it stays, empty, so that results keep one entry per region. A
+ * rectangle is given in luma pixels; in a subsampled plane it covers
+ * every sample that one of its pixels maps to (an I420 region from x = 1
+ * to 2 covers chroma columns 0 and 1). The element's formats subsample a
+ * plane's components alike, so one rectangle a plane says it all.
+ *
+ * This file knows rectangles only: which reducer reads them and how is the
+ * plan's and the batches' business. */
+#pragma once
+
+#include <gst/gst.h>
+#include <gst/video/video.h>
+
+G_BEGIN_DECLS
+
+/* The most regions a frame has: the property's and the metas' together.
+ * A frame with more is an error that says so, never a silent cut. */
+#define GST_CUDA_REDUCE_REGIONS_MAX 4096
+
+/* A rectangle of pixels (or a plane's samples); empty when width or height
+ * is 0. */
+typedef struct {
+  gint x, y;
+  gint width, height;
+} GstCudaReduceRect;
+
+typedef struct {
+  /* The ROI meta's id, or the rectangle's index in the property. */
+  gint id;
+  /* The ROI meta's type; 0 for the property's rectangles. */
+  GQuark type;
+  gboolean from_meta;
+  GstCudaReduceRect given; /* as the property or the meta gave it */
+  GstCudaReduceRect clipped; /* its part inside the frame */
+} GstCudaReduceRegion;
+
+/* Where a region lies in one plane: @rows rows of @row_bytes, the first
+ * at @offset bytes from the plane's start, the plane's stride apart. */
+typedef struct {
+  gsize offset;
+  gsize row_bytes;
+  guint rows;
+} GstCudaReducePlaneRect;
+
+/* The rectangles of the `regions` property's value, a GstValueArray of
+ * GstValueArrays of four integers (x, y, width, height), as
+ * `regions="<<0,0,64,64>,<64,0,64,64>>"` gives from gst-launch-1.0:
+ * appended to @rects (of GstCudaReduceRect). An empty array is no
+ * rectangle. Fails, saying what to fix, for anything else: a rectangle of
+ * other than four integers, a width or height below 1, more than
+ * GST_CUDA_REDUCE_REGIONS_MAX of them. */
+gboolean gst_cuda_reduce_regions_parse (
+    const GValue *value, GArray *rects, GError **error);
+
+/* The ROI types a comma-separated list names ("face,person"), as quarks;
+ * NULL or "" reads no meta, "*" every meta (an empty array). */
+GArray *gst_cuda_reduce_regions_parse_types (const gchar *list);
+
+/* The regions of @buffer, a frame of @width x @height pixels: @rects (the
+ * property's, may be NULL) in order, then the buffer's ROI metas of the
+ * @types (NULL: none; empty: all) in the order they are on the buffer.
+ * Appended to @regions (of GstCudaReduceRegion). Fails, saying so, when
+ * they are more than GST_CUDA_REDUCE_REGIONS_MAX. */
+gboolean gst_cuda_reduce_regions_collect (GstBuffer *buffer,
+    const GArray *rects, const GArray *types, gint width, gint height,
+    GArray *regions, GError **error);
+
+/* @rect (clipped to the frame, in its pixels) in plane @plane of @info:
+ * the samples it covers there. */
+GstCudaReduceRect gst_cuda_reduce_region_in_plane (
+    const GstVideoInfo *info, guint plane, const GstCudaReduceRect *rect);
+
+/* The bytes of @rect (clipped, in the frame's pixels) in plane @plane of
+ * @info, whose rows are @stride bytes apart. */
+GstCudaReducePlaneRect gst_cuda_reduce_region_bytes (const GstVideoInfo *info,
+    guint plane, gsize stride, const GstCudaReduceRect *rect);
+
+G_END_DECLS
