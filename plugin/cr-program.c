@@ -408,6 +408,27 @@ cr_kernels_vec (CrType in, guint channels)
   }
 }
 
+guint
+cr_kernels_variants (CrType in, gboolean single, CrKernels *sets)
+{
+  /* One result, then the per-channel kernel alone (channel counts that no
+   * packed kernel reads) and with each packed one, as cr_kernels_vec
+   * picks them by channel count. */
+  CrKernels channels[CR_KERNELS_MAX_VARIANTS / 2] = { 0 };
+  guint n_channels = 1;
+  if (!single) {
+    channels[n_channels++] = CR_KERNELS_CHANNELS;
+    for (guint c = 2; c <= 8; c *= 2)
+      if (cr_kernels_vec (in, c))
+        channels[n_channels++] = CR_KERNELS_CHANNELS | cr_kernels_vec (in, c);
+  }
+  guint n = 0;
+  for (guint pitched = 0; pitched < 2; pitched++)
+    for (guint k = 0; k < n_channels; k++)
+      sets[n++] = channels[k] | (pitched ? CR_KERNELS_PITCHED : 0);
+  return n;
+}
+
 CrProgram *
 cr_program_new_with (CrMonoid *monoid, CrType in, CrKernels kernels)
 {

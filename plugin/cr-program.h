@@ -38,6 +38,18 @@ typedef enum {
  * applies. */
 CrKernels cr_kernels_vec (CrType in, guint channels);
 
+/* The most kernel sets cr_kernels_variants gives. */
+#define CR_KERNELS_MAX_VARIANTS 10
+
+/* Every set of kernels an element may build a program of @in with: with
+ * or without the pitched kernel, and one result, or per channel with any
+ * packed kernel cr_kernels_vec gives for @in (only the first two with
+ * @single). Written to @sets (CR_KERNELS_MAX_VARIANTS of them at most);
+ * returns how many. What a cache is filled with ahead of time
+ * (cudareduce-monoid --fill-cache): an element's program is always one of
+ * these. */
+guint cr_kernels_variants (CrType in, gboolean single, CrKernels *sets);
+
 typedef struct {
   CrMonoid *monoid;
   CrType in;

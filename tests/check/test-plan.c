@@ -236,6 +236,92 @@ GST_START_TEST (test_layout_kernels_by_input)
 
 GST_END_TEST;
 
+static GstCudaReducePlan *pair_plan_of (
+    const CrInputFormat *f, const gchar *pair);
+
+/* @l's kernels are one of the sets a cache is filled with ahead of time
+ * (cr_kernels_variants, cudareduce-monoid --fill-cache). */
+static void
+assert_prebuilt (const GstCudaReducePlan *l, CrType type, const gchar *what)
+{
+  CrKernels sets[CR_KERNELS_MAX_VARIANTS];
+  const guint n = cr_kernels_variants (type, FALSE, sets);
+  for (guint k = 0; k < n; k++)
+    if (sets[k] == l->kernels)
+      return;
+  fail ("%s: kernels 0x%x are not among the %u a cache is filled with", what,
+      l->kernels, n);
+}
+
+/* Every format the caps list, audio of every sample format and 1 to 9
+ * channels, and tensors of every type and 1 to 9 values a row, with one
+ * result, per channel and for one component: each plan's program is one
+ * --fill-cache builds. */
+GST_START_TEST (test_layout_kernels_are_prebuilt)
+{
+  g_autofree gchar *list =
+      g_strdelimit (g_strdup (CR_VIDEO_FORMATS), "{},", ' ');
+  g_auto (GStrv) names = g_strsplit_set (g_strstrip (list), " ", -1);
+  guint plans = 0;
+  for (guint k = 0; names[k]; k++) {
+    if (*names[k] == '\0')
+      continue;
+    const CrInputFormat f = video_format (names[k], 16, 8);
+    for (gint per_channel = 0; per_channel < 2; per_channel++)
+      for (gint component = -1; component < (gint)f.components; component++) {
+        g_autoptr (GstCudaReducePlan) l = plan_of (&f, per_channel, component);
+        assert_prebuilt (l, f.type, names[k]);
+        plans++;
+      }
+  }
+  static const gchar *audio[] = { "S8", "U8", "S16LE", "U16LE", "S32LE",
+    "U32LE", "F32LE", "F64LE" };
+  for (guint k = 0; k < G_N_ELEMENTS (audio); k++)
+    for (guint channels = 1; channels <= 9; channels++) {
+      g_autoptr (GstCaps) caps = cr_test_audio_caps (audio[k], 48000, channels);
+      CrInputFormat f;
+      fail_unless (cr_input_format_from_caps (caps, &f), "%s", audio[k]);
+      for (gint per_channel = 0; per_channel < 2; per_channel++) {
+        g_autoptr (GstCudaReducePlan) l = plan_of (&f, per_channel, -1);
+        assert_prebuilt (l, f.type, audio[k]);
+        plans++;
+      }
+    }
+  for (gint type = 0; type < CR_N_TYPES; type++)
+    for (guint values = 1; values <= 9; values++) {
+      g_autoptr (GstCaps) caps = cr_test_tensor_rows_caps (type, values, 10);
+      CrInputFormat f;
+      fail_unless (cr_input_format_from_caps (caps, &f));
+      for (gint per_channel = 0; per_channel < 2; per_channel++) {
+        g_autoptr (GstCudaReducePlan) l = plan_of (&f, per_channel, -1);
+        assert_prebuilt (l, f.type, cr_type_name (type));
+        plans++;
+      }
+    }
+  static const struct {
+    const gchar *format, *pair;
+  } pairs[] = { { "NV12", "U,V" }, { "I420", "U,V" }, { "RGBA", "R,G" },
+    { "P010_10LE", "U,V" }, { "Y444", "Y,U" } };
+  for (guint k = 0; k < G_N_ELEMENTS (pairs); k++) {
+    const CrInputFormat f = video_format (pairs[k].format, 16, 8);
+    g_autoptr (GstCudaReducePlan) l = pair_plan_of (&f, pairs[k].pair);
+    assert_prebuilt (l, f.type, pairs[k].pair);
+    plans++;
+  }
+  fail_unless (plans > 300, "%u plans", plans);
+
+  /* One result alone: the first two, without and with the pitched kernel. */
+  CrKernels sets[CR_KERNELS_MAX_VARIANTS];
+  fail_unless_equals_int (cr_kernels_variants (CR_TYPE_UINT8, TRUE, sets), 2);
+  fail_unless (sets[0] == 0 && sets[1] == CR_KERNELS_PITCHED);
+  fail_unless_equals_int (cr_kernels_variants (CR_TYPE_UINT8, FALSE, sets),
+      CR_KERNELS_MAX_VARIANTS);
+  fail_unless_equals_int (
+      cr_kernels_variants (CR_TYPE_FLOAT64, FALSE, sets), 6);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_layout_component_out_of_range)
 {
   CrInputFormat f = video_format ("I420", 16, 8);
@@ -521,6 +607,7 @@ plan_suite (void)
   tcase_add_test (tc, test_layout_one_component);
   tcase_add_test (tc, test_layout_component_out_of_range);
   tcase_add_test (tc, test_layout_kernels_by_input);
+  tcase_add_test (tc, test_layout_kernels_are_prebuilt);
   tcase_add_test (tc, test_layout_huge_channel_counts);
   tcase_add_test (tc, test_layout_malformed_dimensions);
   tcase_add_test (tc, test_layout_dimensions_as_written);
