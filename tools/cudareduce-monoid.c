@@ -4,6 +4,7 @@
  *   cudareduce-monoid [--type=TYPE|all] [--arch=SM] [--single] [--source]
  *                     [--bins=N] [--percentiles=P,...] [--pair=X,Y] MONOID
  *   cudareduce-monoid [...] --load=BODY --accumulator=FIELDS ... [NAME]
+ *   cudareduce-monoid --fill-cache [--type=TYPE|all] [--arch=SM] [...] MONOID
  *   cudareduce-monoid --list
  *
  * MONOID is what the element's `monoid` property takes: a built-in name, a
@@ -14,7 +15,13 @@
  * oldest NVRTC targets (--arch: one NVRTC lists). NVRTC's warnings of
  * undefined results are errors. Exit status 0 when everything compiles, 1
  * when anything fails (with the element's messages), 2 for a wrong command
- * line. */
+ * line.
+ *
+ * --fill-cache compiles instead every program the element may build of the
+ * monoid (cr_kernels_variants: with or without the pitched kernel, one
+ * result or per channel with each packed kernel) into the element's kernel
+ * cache, for the GPU at hand or --arch's, so that a pipeline's first start
+ * loads them rather than waiting for NVRTC. */
 #include "cr-compiler.h"
 #include "cr-cuda.h"
 #include "cr-error.h"
@@ -32,6 +39,7 @@ static gint arch_option = G_MININT; /* G_MININT: not given */
 static gboolean single_option;
 static gboolean source_option;
 static gboolean list_option;
+static gboolean fill_option;
 static gint bins_option;
 static gchar *percentiles_option;
 static gchar *pair_option;
@@ -48,6 +56,12 @@ static const GOptionEntry entries[] = {
       "SM" },
   { "single", 0, 0, G_OPTION_ARG_NONE, &single_option,
       "Only the kernels of one result (no per-channel ones): faster", NULL },
+  { "fill-cache", 0, 0, G_OPTION_ARG_NONE, &fill_option,
+      "Compile every program the element may build of MONOID (each input "
+      "type, one result and per channel, frames and contiguous data) into "
+      "its kernel cache, for the GPU at hand or --arch's: a pipeline's first "
+      "start then loads them (--single: those of one result only)",
+      NULL },
   { "source", 's', 0, G_OPTION_ARG_NONE, &source_option,
       "Print the generated CUDA source of each program", NULL },
   { "list", 'l', 0, G_OPTION_ARG_NONE, &list_option,
@@ -342,6 +356,56 @@ undefined_warning (const gchar *log)
   return -1;
 }
 
+/* Writes to @out why @name did not compile for @type, with NVRTC's @log
+ * (may be NULL); FALSE. */
+static gboolean
+compile_failed (const gchar *name, CrType type, const GError *error,
+    const gchar *log, GString *out)
+{
+  g_autofree gchar *message = shown (error->message, TRUE);
+  g_string_append_printf (
+      out, "%s on %s: %s\n", name, cr_type_name (type), message);
+  if (log) {
+    g_autofree gchar *kept = without_remark (log);
+    g_autofree gchar *shown_log = shown (kept, TRUE);
+    g_string_append_printf (out, "NVRTC log:\n%s\n", shown_log);
+  }
+  return FALSE;
+}
+
+/* --fill-cache: every program the element may build of @monoid for @type,
+ * compiled through the kernel cache (those already there are only read);
+ * writes the outcome to @out. */
+static gboolean
+fill_type (CrMonoid *monoid, CrType type, gint arch, GString *out)
+{
+  g_autofree gchar *name = shown (monoid->name, FALSE);
+  CrKernels sets[CR_KERNELS_MAX_VARIANTS];
+  const guint n = cr_kernels_variants (type, single_option, sets);
+  guint compiled = 0;
+  gdouble seconds = 0;
+  for (guint k = 0; k < n; k++) {
+    g_autoptr (GError) error = NULL;
+    g_autofree gchar *log = NULL;
+    g_autoptr (CrProgram) program = cr_program_new_with (monoid, type, sets[k]);
+    if (!cr_program_check_limits (program, &error))
+      return compile_failed (name, type, error, NULL, out);
+    g_autoptr (CrCompiled) c =
+        cr_compile (program->source, arch, CR_COMPILE_DEFAULT, &log, &error);
+    if (c == NULL)
+      return compile_failed (name, type, error, log, out);
+    if (!c->from_cache) {
+      compiled++;
+      seconds += c->seconds;
+    }
+  }
+  g_string_append_printf (out,
+      "%s on %s: %u programs in the cache (%u compiled, in %.1f s of "
+      "NVRTC; %u there already)\n",
+      name, cr_type_name (type), n, compiled, seconds, n - compiled);
+  return TRUE;
+}
+
 /* Builds @monoid for @type as the element would; writes the outcome to
  * @out. */
 static gboolean
@@ -365,17 +429,8 @@ check_type (CrMonoid *monoid, CrType type, gint arch, GString *out)
   g_autofree gchar *log = NULL;
   g_autoptr (CrCompiled) compiled =
       cr_compile (program->source, arch, CR_COMPILE_NO_CACHE, &log, &error);
-  if (compiled == NULL) {
-    g_autofree gchar *message = shown (error->message, TRUE);
-    g_string_append_printf (
-        out, "%s on %s: %s\n", name, cr_type_name (type), message);
-    if (log) {
-      g_autofree gchar *kept = without_remark (log);
-      g_autofree gchar *shown_log = shown (kept, TRUE);
-      g_string_append_printf (out, "NVRTC log:\n%s\n", shown_log);
-    }
-    return FALSE;
-  }
+  if (compiled == NULL)
+    return compile_failed (name, type, error, log, out);
   g_autofree gchar *warnings =
       compiled->log && strstr (compiled->log, "warning")
       ? without_remark (compiled->log)
@@ -421,7 +476,9 @@ run_check (gpointer data, gpointer user_data)
 {
   TypeCheck *check = data;
   GString *out = g_string_new (NULL);
-  const gboolean ok = check_type (check->monoid, check->type, check->arch, out);
+  const gboolean ok = fill_option
+      ? fill_type (check->monoid, check->type, check->arch, out)
+      : check_type (check->monoid, check->type, check->arch, out);
   g_mutex_lock (&lock);
   check->out = out;
   check->ok = ok;
@@ -516,6 +573,30 @@ main (int argc, char **argv)
   }
   const gchar *where = "--arch";
   gint arch = arch_option;
+  g_autofree gchar *cache_dir = cr_cache_dir ();
+  if (fill_option) {
+    /* Images are for one architecture: without a GPU, say whose. */
+    g_autoptr (GError) no_gpu = NULL;
+    g_autoptr (CrDevice) device =
+        arch == G_MININT ? cr_device_open (-1, &no_gpu) : NULL;
+    if (arch == G_MININT && device == NULL) {
+      g_autofree gchar *message = shown (no_gpu->message, TRUE);
+      g_printerr ("cudareduce-monoid: --fill-cache without a GPU: name the "
+                  "GPU the cache is for with --arch, its compute capability "
+                  "as major * 10 + minor (--arch=90 for an H100 or H200). "
+                  "No GPU here: %s\n",
+          message);
+      return 2;
+    }
+    /* A cache the element would not use (another user's, one others can
+     * write to) is refused here, not filled in vain. */
+    g_autoptr (CrCache) cache = cr_cache_open (cache_dir, &error);
+    if (cache == NULL) {
+      g_autofree gchar *message = shown (error->message, TRUE);
+      g_printerr ("cudareduce-monoid: the kernel cache: %s\n", message);
+      return 1;
+    }
+  }
   if (arch == G_MININT && (arch = default_arch (&where, &error)) == 0) {
     g_autofree gchar *message = shown (error->message, TRUE);
     g_print ("%s\n", message);
@@ -524,5 +605,9 @@ main (int argc, char **argv)
   g_autofree gchar *name = shown (monoid->name, FALSE);
   g_autofree gchar *origin = shown (monoid->origin, FALSE);
   g_print ("monoid %s (%s), for sm_%d (%s)\n", name, origin, arch, where);
+  if (fill_option) {
+    g_autofree gchar *dir = shown (cache_dir, FALSE);
+    g_print ("filling the kernel cache in %s\n", dir);
+  }
   return check_types (monoid, first, last, arch) ? 0 : 1;
 }

@@ -1,7 +1,8 @@
 #!/bin/bash
 # test-monoid-tool.sh TOOL SOURCE_DIR: cudareduce-monoid lists the
 # built-ins, and with NVRTC compiles good monoids (built-in, fused, from a
-# file, inline, with bins, percentiles and pairs) and fails on broken ones with the element's messages.
+# file, inline, with bins, percentiles and pairs) and fails on broken ones with the element's messages;
+# --fill-cache fills a kernel cache.
 # Without NVRTC the compiles are skipped (77), unless
 # CUDAREDUCE_REQUIRE_NVRTC=1.
 set -u
@@ -133,5 +134,24 @@ expect 1 "takes 2008 bytes on float32 input (251 fields), and a context holds at
   --type float32 --single --accumulator s:wide --load 'Acc r; r.s = x + ctx.c0; return r;' \
   --combine 'Acc r; r.s = a.s + b.s; return r;' --identity 'Acc r; r.s = 0; return r;' \
   --context-fields "$ctx_fields" big
+# --fill-cache: each program the element may build, into the cache that
+# GST_CUDAREDUCE_CACHE_DIR names; a second run compiles nothing. Without a
+# GPU the architecture must be given.
+export GST_CUDAREDUCE_CACHE_DIR="$tmp/cache"
+if ! "$tool" --fill-cache --type uint8 --single sum >"$tmp/fill.out" 2>&1; then
+  case $(cat "$tmp/fill.out") in
+    *"--fill-cache without a GPU: name the GPU the cache is for with --arch"*) ;;
+    *) fail "--fill-cache without --arch: $(cat "$tmp/fill.out")" ;;
+  esac
+fi
+expect 0 "sum on uint8: 10 programs in the cache (10 compiled" --fill-cache --arch 90 --type uint8 sum
+expect 0 "sum on uint8: 10 programs in the cache (0 compiled, in 0.0 s of NVRTC; 10 there already)" \
+  --fill-cache --arch 90 --type uint8 sum
+expect 0 "sum on float64: 2 programs in the cache (2 compiled" --fill-cache --arch 90 --type float64 --single sum
+[ "$(find "$tmp/cache" -name '*.bin' | wc -l)" = 12 ] ||
+  fail "--fill-cache left $(find "$tmp/cache" -name '*.bin' | wc -l) images, not 12"
+# A cache directory others can write to: refused, as the element refuses it.
+mkdir -m 0777 "$tmp/open"
+GST_CUDAREDUCE_CACHE_DIR="$tmp/open" expect 1 "the kernel cache:" --fill-cache --arch 90 --type uint8 --single sum
 [ "$failed" = 0 ] && echo "cudareduce-monoid: ok"
 exit $failed

@@ -258,6 +258,80 @@ nvrtc_opens (gpointer data)
   return cr_cuda_nvrtc (NULL) ? 0 : 1;
 }
 
+/* cudareduce-monoid --fill-cache @args..., in the test's cache. */
+static void
+fill_cache (const gchar *const *args)
+{
+  const gchar *tool = g_getenv ("CR_MONOID_TOOL");
+  fail_unless (tool != NULL, "CR_MONOID_TOOL is not set (meson sets it)");
+  g_autoptr (GPtrArray) argv = g_ptr_array_new ();
+  g_ptr_array_add (argv, (gpointer)tool);
+  g_ptr_array_add (argv, "--fill-cache");
+  for (guint k = 0; args[k]; k++)
+    g_ptr_array_add (argv, (gpointer)args[k]);
+  g_ptr_array_add (argv, NULL);
+  g_autofree gchar *out = NULL, *err = NULL;
+  gint status = 0;
+  g_autoptr (GError) error = NULL;
+  fail_unless (g_spawn_sync (NULL, (gchar **)argv->pdata, NULL, G_SPAWN_DEFAULT,
+                   NULL, NULL, &out, &err, &status, &error),
+      "%s", error ? error->message : "");
+  fail_unless (g_spawn_check_wait_status (status, &error),
+      "cudareduce-monoid: %s\n%s%s", error->message, out, err);
+  fail_unless (strstr (out, "filling the kernel cache in") != NULL, "%s", out);
+}
+
+/* The program of @monoid on @type with @kernels, as the element builds it,
+ * from the cache for sm_90. */
+static void
+assert_cached (CrMonoid *monoid, CrType type, CrKernels kernels)
+{
+  g_autoptr (CrProgram) program = cr_program_new_with (monoid, type, kernels);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (CrCompiled) c =
+      cr_compile (program->source, 90, CR_COMPILE_DEFAULT, NULL, &error);
+  fail_unless (c != NULL, "%s", error ? error->message : "");
+  fail_unless (c->from_cache, "%s on %s, kernels 0x%x: not in the cache",
+      monoid->name, cr_type_name (type), kernels);
+}
+
+/* A cache filled ahead of time: the programs an element builds of the
+ * same monoids (stereo and mono audio, and video frames, of float32;
+ * 8-bit frames with 64 bins set as the bins property sets them) are all
+ * there. (NVRTC's facts are noted per program, whose run path decides
+ * which NVRTC it opens: the element's process opens NVRTC once to read
+ * its version, and compiles nothing.) */
+GST_START_TEST (test_filled_cache_starts_without_nvrtc)
+{
+  g_autofree gchar *dir = setup ();
+  const gchar *mean_var[] = { "--arch=90", "--type=float32", "mean_var", NULL };
+  const gchar *histogram[] = { "--arch=90", "--type=uint8", "--single",
+    "--bins=64", "histogram", NULL };
+  fill_cache (mean_var);
+  fill_cache (histogram);
+
+  g_autoptr (GError) error = NULL;
+  g_autoptr (CrMonoid) m = cr_monoid_load ("mean_var", &error);
+  fail_unless (m != NULL);
+  assert_cached (m, CR_TYPE_FLOAT32, 0);
+  assert_cached (m, CR_TYPE_FLOAT32, CR_KERNELS_CHANNELS | CR_KERNELS_VEC2);
+  assert_cached (m, CR_TYPE_FLOAT32, CR_KERNELS_CHANNELS);
+  assert_cached (m, CR_TYPE_FLOAT32, CR_KERNELS_PITCHED);
+  g_autoptr (CrMonoid) h = cr_monoid_load ("histogram", &error);
+  g_autoptr (CrMonoid) h64 = h ? cr_monoid_with_bins (h, 64, &error) : NULL;
+  fail_unless (h64 != NULL, "%s", error ? error->message : "");
+  assert_cached (h64, CR_TYPE_UINT8, CR_KERNELS_PITCHED);
+
+  /* Not 64 bins: not filled, so compiled (and NVRTC opened). */
+  g_autoptr (CrProgram) other = cr_program_new_with (h, CR_TYPE_UINT8, 0);
+  g_autoptr (CrCompiled) c =
+      cr_compile (other->source, 90, CR_COMPILE_DEFAULT, NULL, &error);
+  fail_unless (c != NULL && !c->from_cache);
+  cr_test_remove_dir (dir);
+}
+
+GST_END_TEST;
+
 static Suite *
 nvrtc_facts_suite (void)
 {
@@ -268,6 +342,7 @@ nvrtc_facts_suite (void)
   tcase_add_test (tc, test_wrong_note_costs_a_miss);
   tcase_add_test (tc, test_note_without_the_target_costs_a_miss);
   tcase_add_test (tc, test_changed_nvrtc_is_opened);
+  tcase_add_test (tc, test_filled_cache_starts_without_nvrtc);
   return s;
 }
 
