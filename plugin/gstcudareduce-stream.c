@@ -37,7 +37,7 @@ gst_cuda_reduce_stream_start (
   g_autoptr (GError) error = NULL;
 
   s->setup = *setup;
-  gst_cuda_reduce_window_init (&s->window, setup->interval);
+  gst_cuda_reduce_window_init (&s->window, setup->interval, 1);
   /* A context of our own; frames in CUDA memory move the element to the
    * pipeline's when their caps come (use_pipeline_cuda_context). */
   s->device = cr_device_open (setup->device_id, &error);

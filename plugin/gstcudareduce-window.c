@@ -4,16 +4,64 @@
 #include <string.h>
 
 void
-gst_cuda_reduce_window_init (GstCudaReduceWindow *w, GstClockTime length)
+gst_cuda_reduce_window_init (
+    GstCudaReduceWindow *w, GstClockTime length, guint hops)
 {
   memset (w, 0, sizeof *w);
   w->length = length;
+  w->hops = CLAMP (hops, 1, GST_CUDA_REDUCE_WINDOW_MAX_HOPS);
+}
+
+gboolean
+gst_cuda_reduce_window_hops (
+    GstClockTime window, GstClockTime interval, guint *hops, GError **error)
+{
+  *hops = 1;
+  if (window == 0)
+    return TRUE;
+  if (interval == 0) {
+    g_set_error (error, GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_SETTINGS,
+        "window (%" G_GUINT64_FORMAT " ns) slides by interval, which is "
+        "not set: set interval to the time between results, e.g. "
+        "interval=100000000 window=400000000 for 400 ms every 100 ms",
+        window);
+    return FALSE;
+  }
+  if (window % interval != 0 || window < interval) {
+    const guint64 below = MAX (1, window / interval);
+    g_set_error (error, GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_SETTINGS,
+        "window (%" G_GUINT64_FORMAT " ns) is not a whole number of "
+        "intervals (%" G_GUINT64_FORMAT " ns): results are combined from "
+        "whole intervals, so set window to a multiple of interval, e.g. "
+        "%" G_GUINT64_FORMAT " or %" G_GUINT64_FORMAT,
+        window, interval, below * interval, (below + 1) * interval);
+    return FALSE;
+  }
+  if (window / interval > GST_CUDA_REDUCE_WINDOW_MAX_HOPS) {
+    g_set_error (error, GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_SETTINGS,
+        "window (%" G_GUINT64_FORMAT " ns) spans %" G_GUINT64_FORMAT
+        " intervals, more than the %u a window may: make interval longer "
+        "or window shorter",
+        window, window / interval, GST_CUDA_REDUCE_WINDOW_MAX_HOPS);
+    return FALSE;
+  }
+  *hops = (guint)(window / interval);
+  return TRUE;
+}
+
+/* The window starts afresh: no hop of the past counts. */
+static void
+restart (GstCudaReduceWindow *w)
+{
+  w->open = FALSE;
+  w->filled = 0;
+  w->hop = 0;
 }
 
 void
 gst_cuda_reduce_window_reset (GstCudaReduceWindow *w)
 {
-  w->open = FALSE;
+  restart (w);
 }
 
 static GstClockTime
@@ -29,6 +77,31 @@ open_window (GstCudaReduceWindow *w, GstClockTime start)
   w->rows = w->frames = 0;
   w->elapsed = 0;
   w->start = start;
+  w->starts[w->hop % w->hops] = start;
+}
+
+/* @slice ends the hop accumulating, @length long (NONE: unknown): the
+ * result spans it and the hops before it in the window, from the first
+ * one's start, for their lengths together. */
+static void
+end_hop (GstCudaReduceWindow *w, GstCudaReduceSlice *slice, GstClockTime length)
+{
+  w->lengths[w->hop % w->hops] = length;
+  w->filled = MIN (w->filled + 1, w->hops);
+  slice->window_hops = w->filled;
+  slice->hop = w->hop;
+  const guint64 first = w->hop + 1 - w->filled;
+  slice->timestamp = w->starts[first % w->hops];
+  slice->duration = 0;
+  for (guint64 h = first; h <= w->hop; h++) {
+    const GstClockTime l = w->lengths[h % w->hops];
+    slice->duration =
+        GST_CLOCK_TIME_IS_VALID (l) && GST_CLOCK_TIME_IS_VALID (slice->duration)
+        ? slice->duration + l
+        : GST_CLOCK_TIME_NONE;
+  }
+  w->hop++;
+  w->open = FALSE;
 }
 
 /* Audio: cut where intervals end, as level does. */
@@ -55,16 +128,12 @@ cut_audio (GstCudaReduceWindow *w, const GstCudaReduceInput *in, GArray *slices)
     slice.options.carry = w->frames > 0;
     slice.options.rows_before = w->rows;
     slice.options.discard_result = !slice.emit;
-    if (slice.emit) {
-      slice.timestamp = w->start;
-      slice.duration = frames_to_time (per_interval, in->rate);
-    }
+    if (slice.emit)
+      end_hop (w, &slice, frames_to_time (per_interval, in->rate));
     g_array_append_val (slices, slice);
     w->frames += take;
     w->rows += slice.size / in->row_bytes;
     done += take;
-    if (slice.emit)
-      w->open = FALSE;
   } while (done < frames);
 }
 
@@ -88,15 +157,11 @@ cut_whole (GstCudaReduceWindow *w, const GstCudaReduceInput *in, GArray *slices)
   slice.options.carry = w->rows > 0;
   slice.options.rows_before = w->rows;
   slice.options.discard_result = !slice.emit;
-  if (slice.emit) {
-    slice.timestamp = w->start;
-    slice.duration =
-        GST_CLOCK_TIME_IS_VALID (duration) ? w->elapsed : GST_CLOCK_TIME_NONE;
-  }
+  if (slice.emit)
+    end_hop (w, &slice,
+        GST_CLOCK_TIME_IS_VALID (duration) ? w->elapsed : GST_CLOCK_TIME_NONE);
   g_array_append_val (slices, slice);
   w->rows += in->bytes / in->row_bytes;
-  if (slice.emit)
-    w->open = FALSE;
 }
 
 void
@@ -109,13 +174,15 @@ gst_cuda_reduce_window_cut (
       .emit = TRUE,
       .timestamp = in->pts,
       .duration = in->duration,
+      .window_hops = 1,
     };
     g_array_append_val (slices, slice);
     return;
   }
-  /* A new stream, or another monoid, starts a new interval. */
+  /* A new stream, or another monoid, starts a new interval and the window
+   * afresh. */
   if (in->discont || w->owner != in->owner)
-    w->open = FALSE;
+    restart (w);
   w->owner = in->owner;
   if (in->frame_bytes > 0)
     cut_audio (w, in, slices);
@@ -129,15 +196,14 @@ gst_cuda_reduce_window_close (GstCudaReduceWindow *w, gconstpointer owner,
 {
   if (!w->open || owner == NULL || w->owner != owner)
     return FALSE;
-  w->open = FALSE;
   memset (slice, 0, sizeof *slice);
   slice->whole = TRUE;
   slice->emit = TRUE;
   slice->options.carry = w->rows > 0;
   slice->options.rows_before = w->rows;
-  slice->timestamp = w->start;
   /* Audio counts frames; everything else durations. */
-  slice->duration =
+  const GstClockTime length =
       rate > 0 && w->frames > 0 ? frames_to_time (w->frames, rate) : w->elapsed;
+  end_hop (w, slice, length);
   return TRUE;
 }

@@ -4,7 +4,13 @@
  * With one, results accumulate across buffers in the reducer's state (the
  * window): audio buffers are cut where an interval ends, as the level
  * element does; video frames and tensors count whole, by duration. The
- * window only does the accounting; the element submits the slices. */
+ * window only does the accounting; the element submits the slices.
+ *
+ * A sliding window spans several intervals (hops): each result, at the end
+ * of a hop, is over the last `hops` hops, combined from each hop's partial
+ * result. Until as many hops have passed since the window started afresh
+ * (the stream's start, a flush, a discontinuity, new caps) a result spans
+ * those there are, and says how many. One hop is tumbling intervals. */
 #pragma once
 
 #include "cr-reducer.h"
@@ -20,6 +26,12 @@ typedef struct {
   CrSubmitOptions options;
   gboolean emit; /* ends a result */
   GstClockTime timestamp, duration; /* of the result */
+  /* Ending a result: the hops it combines, the last ending here (fewer
+   * than the window's while it first fills; 1 for tumbling intervals),
+   * and the index of this hop since the window started afresh (so the
+   * slot of its partial in a ring of the window's hops). */
+  guint window_hops;
+  guint64 hop;
 } GstCudaReduceSlice;
 
 /* What the window needs to know of one buffer. */
@@ -33,8 +45,17 @@ typedef struct {
   gconstpointer owner; /* the reducer whose state accumulates */
 } GstCudaReduceInput;
 
+/* The most hops a window spans (a 10 s window of 10 ms hops). */
+#define GST_CUDA_REDUCE_WINDOW_MAX_HOPS 1024
+
 typedef struct {
   GstClockTime length; /* the interval; 0 for a result per buffer */
+  guint hops; /* a window's: 1 for tumbling intervals */
+  guint filled; /* hops ended since the window started afresh, up to hops */
+  guint64 hop; /* the index of the hop accumulating */
+  /* The window's hops' starts and lengths (NONE: unknown), by hop % hops */
+  GstClockTime starts[GST_CUDA_REDUCE_WINDOW_MAX_HOPS];
+  GstClockTime lengths[GST_CUDA_REDUCE_WINDOW_MAX_HOPS];
   gboolean open; /* a result is accumulating */
   gconstpointer owner;
   guint64 rows; /* of the reducer, so far */
@@ -43,9 +64,18 @@ typedef struct {
   GstClockTime elapsed; /* whole buffers: their durations so far */
 } GstCudaReduceWindow;
 
+/* @length is the interval (0: none); @hops (1 or more) the hops of a
+ * sliding window (gst_cuda_reduce_window_hops). */
 void gst_cuda_reduce_window_init (
-    GstCudaReduceWindow *window, GstClockTime length);
-/* The next buffer starts a new result (flush, new caps). */
+    GstCudaReduceWindow *window, GstClockTime length, guint hops);
+/* The hops of a window of @window ns sliding by @interval ns: 1 without a
+ * window (0). Fails, saying what to fix, for a window without an interval,
+ * one that is not a whole number of intervals, or one of more than
+ * GST_CUDA_REDUCE_WINDOW_MAX_HOPS. */
+gboolean gst_cuda_reduce_window_hops (
+    GstClockTime window, GstClockTime interval, guint *hops, GError **error);
+/* The next buffer starts a new result, and the window afresh (flush, new
+ * caps). */
 void gst_cuda_reduce_window_reset (GstCudaReduceWindow *window);
 
 /* Appends to @slices (of GstCudaReduceSlice) the slices of @input, in

@@ -4,6 +4,8 @@
 #include "cr-test-util.h"
 #include "gstcudareduce-window.h"
 
+#include <string.h>
+
 GST_DEBUG_CATEGORY (gst_cuda_reduce_debug);
 
 static GArray *
@@ -36,7 +38,7 @@ audio_input (guint64 frames, GstClockTime pts)
 GST_START_TEST (test_window_without_interval)
 {
   GstCudaReduceWindow w;
-  gst_cuda_reduce_window_init (&w, 0);
+  gst_cuda_reduce_window_init (&w, 0, 1);
   GstCudaReduceInput in = audio_input (1000, 5 * GST_SECOND);
   in.duration = 123;
   GArray *s = cut (&w, &in);
@@ -55,7 +57,7 @@ GST_END_TEST;
 GST_START_TEST (test_window_cuts_audio_where_intervals_end)
 {
   GstCudaReduceWindow w;
-  gst_cuda_reduce_window_init (&w, 5 * GST_MSECOND);
+  gst_cuda_reduce_window_init (&w, 5 * GST_MSECOND, 1);
   GstCudaReduceInput in = audio_input (384, 0);
   GArray *s = cut (&w, &in);
 
@@ -112,7 +114,7 @@ GST_END_TEST;
 GST_START_TEST (test_window_many_intervals_in_one_buffer)
 {
   GstCudaReduceWindow w;
-  gst_cuda_reduce_window_init (&w, GST_MSECOND);
+  gst_cuda_reduce_window_init (&w, GST_MSECOND, 1);
   GstCudaReduceInput in = audio_input (48 * 10 + 7, 0);
   GArray *s = cut (&w, &in);
 
@@ -134,7 +136,7 @@ GST_END_TEST;
 GST_START_TEST (test_window_whole_buffers_by_duration)
 {
   GstCudaReduceWindow w;
-  gst_cuda_reduce_window_init (&w, 100 * GST_MSECOND);
+  gst_cuda_reduce_window_init (&w, 100 * GST_MSECOND, 1);
   GstCudaReduceInput in = {
     .bytes = 1000,
     .row_bytes = 1,
@@ -171,7 +173,7 @@ GST_END_TEST;
 GST_START_TEST (test_window_restarts)
 {
   GstCudaReduceWindow w;
-  gst_cuda_reduce_window_init (&w, 5 * GST_MSECOND);
+  gst_cuda_reduce_window_init (&w, 5 * GST_MSECOND, 1);
   GstCudaReduceInput in = audio_input (100, 0);
   GArray *s;
 
@@ -195,6 +197,173 @@ GST_START_TEST (test_window_restarts)
 
 GST_END_TEST;
 
+/* The hops of a window: whole numbers of intervals only, each refusal
+ * saying what to set. */
+GST_START_TEST (test_window_hops)
+{
+  guint hops = 0;
+  fail_unless (gst_cuda_reduce_window_hops (0, 0, &hops, NULL) && hops == 1);
+  fail_unless (
+      gst_cuda_reduce_window_hops (0, GST_MSECOND, &hops, NULL) && hops == 1);
+  fail_unless (gst_cuda_reduce_window_hops (
+                   100 * GST_MSECOND, 100 * GST_MSECOND, &hops, NULL)
+      && hops == 1);
+  fail_unless (gst_cuda_reduce_window_hops (
+                   3 * GST_SECOND, 100 * GST_MSECOND, &hops, NULL)
+      && hops == 30);
+  static const struct {
+    GstClockTime window, interval;
+    const gchar *says;
+  } refused[] = {
+    { 400 * GST_MSECOND, 0, "interval, which is not set" },
+    { 450 * GST_MSECOND, 100 * GST_MSECOND,
+        "not a whole number of intervals (100000000 ns): results are "
+        "combined from whole intervals, so set window to a multiple of "
+        "interval, e.g. 400000000 or 500000000" },
+    { 50 * GST_MSECOND, 100 * GST_MSECOND, "e.g. 100000000 or 200000000" },
+    { 20 * GST_SECOND, 10 * GST_MSECOND,
+        "spans 2000 intervals, more than the 1024" },
+  };
+  for (guint k = 0; k < G_N_ELEMENTS (refused); k++) {
+    g_autoptr (GError) error = NULL;
+    fail_if (gst_cuda_reduce_window_hops (
+        refused[k].window, refused[k].interval, &hops, &error));
+    fail_unless (strstr (error->message, refused[k].says) != NULL,
+        "\"%s\" lacks \"%s\"", error->message, refused[k].says);
+  }
+}
+
+GST_END_TEST;
+
+/* 4 hops of 5 ms (240 frames) over buffers of 384 frames: a result at the
+ * end of every hop, over the hops so far until there are 4, then over the
+ * last 4, from the first one's start; a discontinuity starts afresh. */
+GST_START_TEST (test_window_slides_over_audio)
+{
+  GstCudaReduceWindow w;
+  gst_cuda_reduce_window_init (&w, 5 * GST_MSECOND, 4);
+  guint64 frames = 0, emitted = 0;
+  for (guint b = 0; b < 10; b++) {
+    GstCudaReduceInput in = audio_input (384, frames * GST_SECOND / 48000);
+    GArray *s = cut (&w, &in);
+    for (guint k = 0; k < s->len; k++) {
+      const GstCudaReduceSlice *slice = SLICE (s, k);
+      if (!slice->emit)
+        continue;
+      const guint64 hops = MIN (emitted + 1, 4);
+      fail_unless_equals_uint64 (slice->hop, emitted);
+      fail_unless_equals_int (slice->window_hops, hops);
+      fail_unless_equals_uint64 (
+          slice->timestamp, (emitted + 1 - hops) * 5 * GST_MSECOND);
+      fail_unless_equals_uint64 (slice->duration, hops * 5 * GST_MSECOND);
+      /* Each hop still accumulates on its own: the reducer combines. */
+      fail_unless (slice->options.carry
+          == (slice->offset == 0 && b > 0 && frames % 240 != 0));
+      emitted++;
+    }
+    frames += 384;
+    g_array_unref (s);
+  }
+  fail_unless_equals_uint64 (emitted, 16); /* 3840 frames */
+
+  GstCudaReduceInput in = audio_input (240, 100 * GST_SECOND);
+  in.discont = TRUE;
+  GArray *s = cut (&w, &in);
+  fail_unless (SLICE (s, 0)->emit);
+  fail_unless_equals_int (SLICE (s, 0)->window_hops, 1);
+  fail_unless_equals_uint64 (SLICE (s, 0)->hop, 0);
+  fail_unless_equals_uint64 (SLICE (s, 0)->timestamp, 100 * GST_SECOND);
+  g_array_unref (s);
+
+  /* A reset (flush, caps) does too; EOS ends the hop accumulating, whose
+   * result spans the hops before it as well. */
+  gst_cuda_reduce_window_reset (&w);
+  for (guint b = 0; b < 3; b++) {
+    GstCudaReduceInput more = audio_input (240, b * 5 * GST_MSECOND);
+    g_array_unref (cut (&w, &more));
+  }
+  GstCudaReduceInput part = audio_input (48, 15 * GST_MSECOND);
+  g_array_unref (cut (&w, &part));
+  GstCudaReduceSlice rest;
+  fail_unless (
+      gst_cuda_reduce_window_close (&w, GUINT_TO_POINTER (1), 48000, &rest));
+  fail_unless_equals_int (rest.window_hops, 4);
+  fail_unless_equals_uint64 (rest.hop, 3);
+  fail_unless_equals_uint64 (rest.timestamp, 0);
+  fail_unless_equals_uint64 (rest.duration, 16 * GST_MSECOND);
+}
+
+GST_END_TEST;
+
+/* Frames by duration, 3 hops of 100 ms at 30 frames/s (3 frames a hop);
+ * without durations a window's duration is unknown. */
+GST_START_TEST (test_window_slides_over_frames)
+{
+  GstCudaReduceWindow w;
+  gst_cuda_reduce_window_init (&w, 100 * GST_MSECOND, 3);
+  const GstClockTime frame = gst_util_uint64_scale_int (GST_SECOND, 1, 30);
+  guint emitted = 0;
+  for (guint f = 0; f < 15; f++) {
+    GstCudaReduceInput in = {
+      .bytes = 64,
+      .row_bytes = 1,
+      .pts = f * frame,
+      .duration = frame,
+      .owner = GUINT_TO_POINTER (1),
+    };
+    GArray *s = cut (&w, &in);
+    fail_unless_equals_int (s->len, 1);
+    if (SLICE (s, 0)->emit) {
+      fail_unless_equals_int (f % 3, 2);
+      fail_unless_equals_int (SLICE (s, 0)->window_hops, MIN (emitted + 1, 3));
+      fail_unless_equals_uint64 (
+          SLICE (s, 0)->timestamp, (f + 1 - 3 * MIN (emitted + 1, 3)) * frame);
+      fail_unless_equals_uint64 (
+          SLICE (s, 0)->duration, 3 * MIN (emitted + 1, 3) * frame);
+      emitted++;
+    }
+    g_array_unref (s);
+  }
+  fail_unless_equals_int (emitted, 5);
+
+  GstCudaReduceInput none = { .bytes = 64,
+    .row_bytes = 1,
+    .pts = GST_CLOCK_TIME_NONE,
+    .duration = GST_CLOCK_TIME_NONE,
+    .owner = GUINT_TO_POINTER (1) };
+  GArray *s = cut (&w, &none);
+  fail_unless (SLICE (s, 0)->emit);
+  fail_unless_equals_int (SLICE (s, 0)->window_hops, 3);
+  fail_unless_equals_uint64 (SLICE (s, 0)->duration, GST_CLOCK_TIME_NONE);
+  g_array_unref (s);
+}
+
+GST_END_TEST;
+
+/* Without a window, every result is one hop: window_hops 1, hop counting
+ * up, as before windows slid. */
+GST_START_TEST (test_window_of_one_hop)
+{
+  GstCudaReduceWindow w;
+  gst_cuda_reduce_window_init (&w, 5 * GST_MSECOND, 1);
+  GstCudaReduceInput in = audio_input (480, 0);
+  GArray *s = cut (&w, &in);
+  fail_unless_equals_int (s->len, 2);
+  for (guint k = 0; k < 2; k++) {
+    fail_unless_equals_int (SLICE (s, k)->window_hops, 1);
+    fail_unless_equals_uint64 (SLICE (s, k)->hop, k);
+    fail_unless_equals_uint64 (SLICE (s, k)->timestamp, k * 5 * GST_MSECOND);
+    fail_unless_equals_uint64 (SLICE (s, k)->duration, 5 * GST_MSECOND);
+  }
+  g_array_unref (s);
+  gst_cuda_reduce_window_init (&w, 0, 1);
+  s = cut (&w, &in);
+  fail_unless_equals_int (SLICE (s, 0)->window_hops, 1);
+  g_array_unref (s);
+}
+
+GST_END_TEST;
+
 static Suite *
 window_suite (void)
 {
@@ -207,6 +376,10 @@ window_suite (void)
   tcase_add_test (tc, test_window_many_intervals_in_one_buffer);
   tcase_add_test (tc, test_window_whole_buffers_by_duration);
   tcase_add_test (tc, test_window_restarts);
+  tcase_add_test (tc, test_window_hops);
+  tcase_add_test (tc, test_window_slides_over_audio);
+  tcase_add_test (tc, test_window_slides_over_frames);
+  tcase_add_test (tc, test_window_of_one_hop);
   return s;
 }
 
