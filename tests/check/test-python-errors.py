@@ -79,6 +79,15 @@ with tempfile.TemporaryDirectory() as tmp:
          "do not go together"),
         ("plot_signalstats.py", ["--pattern", "smpte", png], no_gi, 1,
          "install python3-gi and gir1.2-gstreamer-1.0"),
+        ("loudness.py", [], env, 2, "give AUDIO_FILE [OUT.csv], or --test SIGNAL [OUT.csv]"),
+        ("loudness.py", ["--test", "square"], env, 2, "invalid choice: 'square'"),
+        ("loudness.py", ["--test", "sine", "a.csv", "b.csv"], env, 2, "give AUDIO_FILE"),
+        ("loudness.py", ["/nonexistent.wav"], env, 2, "cannot read /nonexistent.wav: no such file"),
+        ("loudness.py", ["--test", "sine", "--seconds", "-1"], env, 2,
+         "'-1' is not a length in seconds"),
+        ("loudness.py", ["--test", "sine", "--level", "6"], env, 2,
+         "'6' is not a level in dBFS"),
+        ("loudness.py", ["--test", "sine"], no_gi, 1, "install python3-gi and gir1.2-gstreamer-1.0"),
     ] + [(program, args, no_gi, 1, "install python3-gi and gir1.2-gstreamer-1.0")
          for program, args in (("bus_results.py", []), ("buffer_meta.py", []),
                                ("plot_levels.py", [levels, png]))] + [

@@ -11,6 +11,7 @@ is missing, unless CUDAREDUCE_REQUIRE_PYTHON=1.
 Meson runs it with the system's plugins that the examples use and no others
 (GST_PLUGIN_SYSTEM_PATH_1_0, tests/check/meson.build); the programs run here
 inherit that."""
+import csv
 import importlib.util
 import math
 import os
@@ -58,6 +59,11 @@ tensors_to_numpy = load("tensors_to_numpy")
 buffer_meta = load("buffer_meta")
 plot_levels = load("plot_levels")
 plot_signalstats = load("plot_signalstats")
+loudness = load("loudness")
+# The loudness reference (tests/check/bs1770.py), beside this file.
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import bs1770  # noqa: E402
+
 Gst.init(None)
 
 
@@ -176,6 +182,32 @@ if not gpu:
         check(shape == (2, 2, 48000, 72000) and all(1000 < v < 32767 for v in peaks),
               f"demo_audio: {shape}, peaks {peaks}")
 
+    # loudness: BS.1770's 48 kHz coefficients, its channel weights, and the
+    # meter's windows against the reference on fresh random stereo noise,
+    # fed as the element reports it: each 100 ms hop's sums of squares and
+    # counts of the K-weighted samples.
+    for got, want in zip(loudness.k_weighting(48000), bs1770.TABLE_48K):
+        check(all(abs(a - b) < 1e-13 for a, b in zip(got[0] + got[1], want[0] + want[1])),
+              f"loudness.k_weighting (48000): {got}")
+    check([loudness.channel_weight(p) for p in ("front-left", "front-right", "front-center",
+                                                "lfe1", "rear-left", "side-right")]
+          == [1.0, 1.0, 1.0, 0.0, 1.41, 1.41], "loudness.channel_weight")
+    rng = np.random.default_rng()
+    x = rng.standard_normal((48000 * 4 + 2400, 2)) * rng.uniform(0.01, 0.3, size=2)
+    y = bs1770.k_weight(x, 48000)
+    meter = loudness.Meter([1.0, 1.0])
+    got_m, got_s = [], []
+    for end in range(4800, y.shape[0] + 1, 4800):
+        hop = y[end - 4800:end]
+        m, st = meter.add(list((hop * hop).sum(axis=0)), [4800, 4800])
+        got_m += [] if m is None else [(end, m)]
+        got_s += [] if st is None else [(end, st)]
+    for what, got, want in (("momentary", got_m, bs1770.momentary(x, 48000)),
+                            ("short-term", got_s, bs1770.short_term(x, 48000))):
+        check(len(got) == len(want) and all(
+            g[0] == w[0] and abs(g[1] - w[1]) < 1e-9 for g, w in zip(got, want)),
+            f"loudness.Meter {what}: {got[:2]} against {want[:2]}")
+
     with tempfile.TemporaryDirectory() as empty:
         no_plugin = {"GST_PLUGIN_PATH_1_0": empty, "GST_PLUGIN_PATH": empty,
                      "GST_REGISTRY_1_0": os.path.join(empty, "registry.bin")}
@@ -186,7 +218,8 @@ if not gpu:
         write_wav(wav, bytes(4 * 4800))
         programs = (("bus_results.py", []), ("tensors_to_numpy.py", []), ("buffer_meta.py", []),
                     ("plot_levels.py", [wav, os.path.join(empty, "l.png")]),
-                    ("plot_signalstats.py", ["--pattern", "smpte", os.path.join(empty, "s.png")]))
+                    ("plot_signalstats.py", ["--pattern", "smpte", os.path.join(empty, "s.png")]),
+                    ("loudness.py", ["--test", "sine", "--seconds", "1"]))
         for program, args in programs:
             for env, says in ((no_plugin, "GST_PLUGIN_PATH"), (no_driver, "CUDA driver")):
                 # The examples' plugins have no video source to start it with.
@@ -240,6 +273,62 @@ else:
             for k, ((t, levels), ref) in enumerate(zip(got, want)):
                 check(abs(t - 0.1 * k) < 1e-6 and all(abs(a - b) < 0.011 for a, b in zip(levels, ref)),
                       f"plot_levels at {t} s: {levels}, not {ref}")
+    # loudness: within 0.1 LU of the numpy reference (tests/check/bs1770.py),
+    # momentary and short-term, on a -23 dBFS stereo sine from audiotestsrc
+    # (-23.0 LUFS, EBU Tech 3341's first case), and on WAVs of fresh pink
+    # noise and of a tone burst, from their own 16-bit samples.
+    with tempfile.TemporaryDirectory() as d:
+        def loudness_rows(*args):
+            out = os.path.join(d, "loudness.csv")
+            p = run("loudness.py", env, *args, out)
+            check(p.returncode == 0, f"loudness {args}: {p.returncode} {p.stderr}")
+            if p.returncode != 0:
+                return []
+            with open(out, newline="") as f:
+                return [(float(r["time_s"]), float(r["momentary_lufs"]),
+                         float(r["short_term_lufs"]) if r["short_term_lufs"] else None)
+                        for r in csv.DictReader(f)]
+
+        def close(got, want):
+            # Below EBU R128's absolute gate (-70 LUFS) only the filters'
+            # decaying tails are left, in float32 here and float64 there:
+            # both must be below it.
+            if want <= -70:
+                return got is not None and got <= -70
+            return got is not None and abs(got - want) <= 0.1
+
+        def against(rows, x, what):
+            want_m = {end: v for end, v in bs1770.momentary(x, 48000)}
+            want_s = {end: v for end, v in bs1770.short_term(x, 48000)}
+            compared = 0
+            for t, m, st in rows:
+                end = round(t * 48000)
+                if end in want_m:
+                    compared += 1
+                    check(close(m, want_m[end]), f"loudness {what} at {t} s: momentary "
+                          f"{m:.3f}, numpy {want_m[end]:.3f}")
+                if end in want_s:
+                    check(close(st, want_s[end]),
+                          f"loudness {what} at {t} s: short-term {st}, numpy {want_s[end]:.3f}")
+            check(compared >= len(want_m) - 1, f"loudness {what}: {compared} of {len(want_m)} compared")
+
+        rows = loudness_rows("--test", "sine", "--seconds", "4")
+        check(len(rows) >= 36 and all(abs(m + 23.0) <= 0.1 for _, m, _ in rows)
+              and all(abs(st + 23.0) <= 0.1 for _, _, st in rows if st is not None),
+              f"loudness of a -23 dBFS sine: {rows[:3]} ... {rows[-3:]}")
+        frames = 48000 * 4
+        spectrum = np.fft.rfft(rng.standard_normal((frames, 2)), axis=0)
+        spectrum[1:] /= np.sqrt(np.fft.rfftfreq(frames, 1 / 48000)[1:])[:, None]
+        spectrum[0] = 0
+        pink = np.fft.irfft(spectrum, frames, axis=0)
+        pink *= 0.1 / np.sqrt(np.mean(pink * pink))
+        t = np.arange(frames) / 48000
+        burst = np.where((t >= 1.0) & (t < 2.5), 0.3 * np.sin(2 * np.pi * 1000 * t), 0.0)
+        for what, signal in (("pink noise", pink), ("tone burst", np.stack([burst, burst * 0.5], axis=1))):
+            samples = np.clip(np.round(signal * 32767), -32768, 32767).astype(np.int16)
+            write_wav(os.path.join(d, "in.wav"), samples.tobytes())
+            against(loudness_rows(os.path.join(d, "in.wav")), samples / 32768.0, what)
+
     # plot_signalstats on SMPTE bars: per plane, min <= low <= avg <= high
     # <= max, bars of more than one luma, and a count for every pixel.
     with tempfile.TemporaryDirectory() as d:
