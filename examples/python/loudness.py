@@ -203,24 +203,18 @@ def readable(path):
     return path
 
 
-def positive(text):
-    try:
-        v = float(text)
-    except ValueError:
-        v = math.nan
-    if not (v > 0 and math.isfinite(v)):
-        raise argparse.ArgumentTypeError(f"'{text}' is not a length in seconds")
-    return v
-
-
-def level(text):
-    try:
-        v = float(text)
-    except ValueError:
-        v = math.nan
-    if not (v <= 0 and math.isfinite(v)):
-        raise argparse.ArgumentTypeError(f"'{text}' is not a level in dBFS (0 or below)")
-    return v
+def number(accept, what):
+    """An argparse type: a finite number that @accept takes, else "'TEXT' is
+    not @what"."""
+    def parse(text):
+        try:
+            v = float(text)
+        except ValueError:
+            v = math.nan
+        if not (math.isfinite(v) and accept(v)):
+            raise argparse.ArgumentTypeError(f"'{text}' is not {what}")
+        return v
+    return parse
 
 
 def main(argv):
@@ -229,9 +223,11 @@ def main(argv):
         usage="%(prog)s [--test sine|pink] [--seconds S] [--level DBFS] [AUDIO_FILE] [OUT.csv]")
     parser.add_argument("--test", choices=("sine", "pink"),
                         help="a stereo test signal instead of a file: a 1 kHz sine or pink noise")
-    parser.add_argument("--seconds", type=positive, default=5.0,
+    parser.add_argument("--seconds", type=number(lambda v: v > 0, "a length in seconds"),
+                        default=5.0,
                         help="the test signal's length (default 5)")
-    parser.add_argument("--level", type=level, default=-23.0,
+    parser.add_argument("--level", type=number(lambda v: v <= 0, "a level in dBFS (0 or below)"),
+                        default=-23.0,
                         help="the test signal's peak in dBFS (default -23)")
     parser.add_argument("paths", nargs="*", metavar="[AUDIO_FILE] [OUT.csv]")
     args = parser.parse_args(argv[1:])

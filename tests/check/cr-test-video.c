@@ -2,6 +2,8 @@
  * the statistics the video tests compute on them. */
 #include "cr-test-video.h"
 
+#include "gstcudareduce-caps.h"
+
 static void
 stats_init (CrTestStats *s)
 {
@@ -369,4 +371,19 @@ cr_test_check_pipeline (const gchar *desc, const gchar *format, guint n,
 {
   cr_test_check_pipelines (
       desc, NULL, format, n, per_channel, component, at_eos);
+}
+
+GStrv
+cr_test_video_format_names (void)
+{
+  g_autofree gchar *list =
+      g_strdelimit (g_strdup (CR_VIDEO_FORMATS), "{},", ' ');
+  g_auto (GStrv) words = g_strsplit_set (g_strstrip (list), " ", -1);
+  GStrvBuilder *names = g_strv_builder_new ();
+  for (guint k = 0; words[k]; k++)
+    if (*words[k] != '\0')
+      g_strv_builder_add (names, words[k]);
+  GStrv out = g_strv_builder_end (names);
+  g_strv_builder_unref (names);
+  return out;
 }

@@ -94,4 +94,8 @@ void cr_test_check_pipelines (const gchar *desc, const gchar *frames_desc,
     const gchar *format, guint n, gboolean per_channel, gint component,
     void (*at_eos) (GstElement *));
 
+/* The names of the formats the element's caps list (CR_VIDEO_FORMATS), in
+ * its order. */
+GStrv cr_test_video_format_names (void);
+
 G_END_DECLS

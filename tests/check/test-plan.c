@@ -4,6 +4,7 @@
 #include "cr-reducer.h"
 #include "cr-test-leaks.h"
 #include "cr-test-util.h"
+#include "cr-test-video.h"
 #include "gstcudareduce-caps.h"
 #include "gstcudareduce-plan.h"
 
@@ -259,13 +260,9 @@ assert_prebuilt (const GstCudaReducePlan *l, CrType type, const gchar *what)
  * --fill-cache builds. */
 GST_START_TEST (test_layout_kernels_are_prebuilt)
 {
-  g_autofree gchar *list =
-      g_strdelimit (g_strdup (CR_VIDEO_FORMATS), "{},", ' ');
-  g_auto (GStrv) names = g_strsplit_set (g_strstrip (list), " ", -1);
+  g_auto (GStrv) names = cr_test_video_format_names ();
   guint plans = 0;
   for (guint k = 0; names[k]; k++) {
-    if (*names[k] == '\0')
-      continue;
     const CrInputFormat f = video_format (names[k], 16, 8);
     for (gint per_channel = 0; per_channel < 2; per_channel++)
       for (gint component = -1; component < (gint)f.components; component++) {

@@ -4,6 +4,7 @@
  * takes, against pixels mapped one by one. */
 #include "cr-test-leaks.h"
 #include "cr-test-util.h"
+#include "cr-test-video.h"
 #include "gstcudareduce-caps.h"
 #include "gstcudareduce-regions.h"
 
@@ -264,13 +265,9 @@ GST_END_TEST;
 GST_START_TEST (test_regions_in_planes)
 {
   GRand *rand = cr_test_rand ();
-  g_autofree gchar *list =
-      g_strdelimit (g_strdup (CR_VIDEO_FORMATS), "{},", ' ');
-  g_auto (GStrv) names = g_strsplit_set (g_strstrip (list), " ", -1);
+  g_auto (GStrv) names = cr_test_video_format_names ();
   guint formats = 0;
   for (guint f = 0; names[f]; f++) {
-    if (*names[f] == '\0')
-      continue;
     const GstVideoFormat format = gst_video_format_from_string (names[f]);
     fail_if (format == GST_VIDEO_FORMAT_UNKNOWN, "%s", names[f]);
     formats++;
