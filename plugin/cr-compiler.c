@@ -132,6 +132,18 @@ nvrtc_build (const CrNvrtc *rtc, const gchar *source,
   }
   res = rtc->CompileProgram (prog, n_options, options);
   *log = program_log (rtc, prog);
+  if (res == NVRTC_ERROR_INVALID_OPTION) {
+    /* Only the user's can be: the others are the element's own. */
+    g_autoptr (GString) given = g_string_new (NULL);
+    for (gint k = 2; k < n_options; k++)
+      g_string_append_printf (given, "%s%s", k > 2 ? " " : "", options[k]);
+    g_autofree gchar *first = first_error (*log);
+    g_set_error (error, CR_ERROR, CR_ERROR_COMPILE,
+        "NVRTC refused an option of %s (%s): %s; remove it, or unset %s",
+        CR_NVRTC_OPTIONS_ENV, given->str, first, CR_NVRTC_OPTIONS_ENV);
+    rtc->DestroyProgram (&prog);
+    return NULL;
+  }
   if (res != 0 && res != NVRTC_ERROR_COMPILATION) {
     /* NVRTC itself failed (out of memory, say): not the monoid's fault. */
     g_set_error (error, CR_ERROR, CR_ERROR_COMPILE,
@@ -199,7 +211,8 @@ typedef struct {
   gchar *target; /* "sm_90" or "compute_90" */
   gboolean want_ptx;
   gchar *arch_option;
-  const gchar *options[2];
+  /* The target, --std=c++17, then the user's (CR_NVRTC_OPTIONS_ENV) */
+  GPtrArray *options;
   gchar *key; /* NULL without the cache */
 } CompileSetup;
 
@@ -208,8 +221,29 @@ setup_clear (CompileSetup *setup)
 {
   g_free (setup->target);
   g_free (setup->arch_option);
+  g_clear_pointer (&setup->options, g_ptr_array_unref);
   g_free (setup->key);
   memset (setup, 0, sizeof *setup);
+}
+
+/* The options CR_NVRTC_OPTIONS_ENV adds, split as a shell would (NULL when
+ * unset or empty); FALSE, saying what to fix, when it cannot be split. */
+static gboolean
+user_options (GStrv *options, GError **error)
+{
+  const gchar *text = g_getenv (CR_NVRTC_OPTIONS_ENV);
+  g_autofree gchar *stripped = g_strstrip (g_strdup (text ? text : ""));
+  g_autoptr (GError) why = NULL;
+  *options = NULL;
+  if (*stripped == '\0')
+    return TRUE;
+  if (g_shell_parse_argv (text, NULL, options, &why))
+    return TRUE;
+  g_set_error (error, CR_ERROR, CR_ERROR_COMPILE,
+      "%s=\"%s\" cannot be read as NVRTC options (%s); separate them with "
+      "spaces, quoting any that hold one",
+      CR_NVRTC_OPTIONS_ENV, text, why->message);
+  return FALSE;
 }
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (CompileSetup, setup_clear)
 
@@ -225,11 +259,20 @@ setup_from (CompileSetup *setup, const CrNvrtcFacts *facts, const gchar *source,
   setup->target =
       g_strdup_printf (setup->want_ptx ? "compute_%d" : "sm_%d", target);
   setup->arch_option = g_strdup_printf ("--gpu-architecture=%s", setup->target);
-  setup->options[0] = setup->arch_option;
-  setup->options[1] = "--std=c++17";
+  g_auto (GStrv) user = NULL;
+  if (!user_options (&user, error))
+    return FALSE;
+  setup->options = g_ptr_array_new_with_free_func (g_free);
+  g_ptr_array_add (setup->options, g_strdup (setup->arch_option));
+  g_ptr_array_add (setup->options, g_strdup ("--std=c++17"));
+  for (guint k = 0; user && user[k]; k++)
+    g_ptr_array_add (setup->options, g_strdup (user[k]));
+  /* Options are part of the key: an image of other options is another
+   * entry. */
   if (keyed)
-    setup->key = cr_cache_key (
-        source, setup->options, G_N_ELEMENTS (setup->options), facts->version);
+    setup->key =
+        cr_cache_key (source, (const gchar *const *)setup->options->pdata,
+            (gint)setup->options->len, facts->version);
   return TRUE;
 }
 
@@ -314,8 +357,9 @@ cr_compile (const gchar *source, gint arch, CrCompileFlags flags,
   }
 
   g_autofree gchar *log = NULL;
-  c->image = nvrtc_build (rtc, source, setup.options,
-      G_N_ELEMENTS (setup.options), setup.want_ptx, &log, error);
+  c->image =
+      nvrtc_build (rtc, source, (const gchar *const *)setup.options->pdata,
+          (gint)setup.options->len, setup.want_ptx, &log, error);
   if (c->image == NULL) {
     if (log_out)
       *log_out = g_steal_pointer (&log);

@@ -29,6 +29,11 @@ typedef struct {
 void cr_compiled_free (CrCompiled *compiled);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (CrCompiled, cr_compiled_free)
 
+/* Extra NVRTC options, as a shell would split them (e.g.
+ * "--Ofast-compile=max"), after the element's own: part of every cache
+ * key, so images of other options are other entries. */
+#define CR_NVRTC_OPTIONS_ENV "GST_CUDAREDUCE_NVRTC_OPTIONS"
+
 typedef enum {
   CR_COMPILE_DEFAULT = 0,
   CR_COMPILE_NO_CACHE = 1 << 0, /* neither read nor write the disk cache */

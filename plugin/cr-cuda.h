@@ -114,6 +114,7 @@ typedef struct {
 
 typedef int nvrtcResult;
 /* nvrtcCompileProgram's answer to source that does not compile. */
+#define NVRTC_ERROR_INVALID_OPTION 5
 #define NVRTC_ERROR_COMPILATION 6
 typedef struct _nvrtcProgram *nvrtcProgram;
 

@@ -32,8 +32,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bs1770  # noqa: E402
 
 failures = []
-seed = int(os.environ.get("CR_TEST_SEED", random.randrange(1 << 31)))
-print("seed", seed, "(CR_TEST_SEED repeats a run)")
+seed = int(os.environ.get("CUDAREDUCE_TEST_SEED", random.randrange(1 << 31)))
+print("seed", seed, "(CUDAREDUCE_TEST_SEED repeats a run)")
 rng = np.random.default_rng(seed)
 
 
