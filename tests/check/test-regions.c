@@ -129,6 +129,84 @@ GST_START_TEST (test_regions_parse)
 
 GST_END_TEST;
 
+/* A property of the type the element's `regions` will have (an array of
+ * arrays of integers): what gst-launch-1.0 sets from its text, through
+ * gst_util_set_object_arg, is what regions_parse reads. */
+typedef struct {
+  GObject parent;
+  GValue regions;
+} CrTestRegionsObject;
+typedef struct {
+  GObjectClass parent;
+} CrTestRegionsObjectClass;
+G_DEFINE_TYPE (CrTestRegionsObject, cr_test_regions_object, G_TYPE_OBJECT)
+
+static void
+regions_object_set (
+    GObject *object, guint id, const GValue *value, GParamSpec *pspec)
+{
+  CrTestRegionsObject *self = (CrTestRegionsObject *)object;
+  g_value_unset (&self->regions);
+  g_value_init (&self->regions, G_VALUE_TYPE (value));
+  g_value_copy (value, &self->regions);
+}
+
+static void
+regions_object_get (GObject *object, guint id, GValue *value, GParamSpec *pspec)
+{
+  g_value_copy (&((CrTestRegionsObject *)object)->regions, value);
+}
+
+static void
+regions_object_finalize (GObject *object)
+{
+  g_value_unset (&((CrTestRegionsObject *)object)->regions);
+  G_OBJECT_CLASS (cr_test_regions_object_parent_class)->finalize (object);
+}
+
+static void
+cr_test_regions_object_class_init (CrTestRegionsObjectClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  object_class->set_property = regions_object_set;
+  object_class->get_property = regions_object_get;
+  object_class->finalize = regions_object_finalize;
+  g_object_class_install_property (object_class, 1,
+      gst_param_spec_array ("regions", "Regions", "Rectangles",
+          gst_param_spec_array ("region", "Region", "x, y, width, height",
+              g_param_spec_int ("value", "Value", "A coordinate", G_MININT,
+                  G_MAXINT, 0, G_PARAM_READWRITE),
+              G_PARAM_READWRITE),
+          G_PARAM_READWRITE));
+}
+
+static void
+cr_test_regions_object_init (CrTestRegionsObject *self)
+{
+  g_value_init (&self->regions, GST_TYPE_ARRAY);
+}
+
+GST_START_TEST (test_regions_from_launch_text)
+{
+  g_autoptr (GObject) object =
+      g_object_new (cr_test_regions_object_get_type (), NULL);
+  CrTestRegionsObject *self = (CrTestRegionsObject *)object;
+  gst_util_set_object_arg (object, "regions", "<<0, 0, 64,64>,<64,-8,32,16>>");
+  g_autoptr (GArray) rects =
+      g_array_new (FALSE, FALSE, sizeof (GstCudaReduceRect));
+  fail_unless (gst_cuda_reduce_regions_parse (&self->regions, rects, NULL));
+  fail_unless_equals_int (rects->len, 2);
+  fail_unless (RECT (rects, 1)->x == 64 && RECT (rects, 1)->y == -8
+      && RECT (rects, 1)->width == 32 && RECT (rects, 1)->height == 16);
+  /* Three values: set, and refused by regions_parse. */
+  gst_util_set_object_arg (object, "regions", "<<0,0,64>>");
+  g_autoptr (GError) error = NULL;
+  fail_if (gst_cuda_reduce_regions_parse (&self->regions, rects, &error));
+  fail_unless (strstr (error->message, "<0, 0, 64>: not four integers"));
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_regions_types)
 {
   fail_unless (gst_cuda_reduce_regions_parse_types (NULL) == NULL);
@@ -364,6 +442,7 @@ regions_suite (void)
   cr_test_check_objects (tc);
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_regions_parse);
+  tcase_add_test (tc, test_regions_from_launch_text);
   tcase_add_test (tc, test_regions_types);
   tcase_add_test (tc, test_regions_collect);
   tcase_add_test (tc, test_regions_too_many);
