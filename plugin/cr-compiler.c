@@ -226,6 +226,8 @@ setup_clear (CompileSetup *setup)
   memset (setup, 0, sizeof *setup);
 }
 
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (CompileSetup, setup_clear)
+
 /* The options CR_NVRTC_OPTIONS_ENV adds, split as a shell would (NULL when
  * unset or empty); FALSE, saying what to fix, when it cannot be split. */
 static gboolean
@@ -245,7 +247,6 @@ user_options (GStrv *options, GError **error)
       CR_NVRTC_OPTIONS_ENV, text, why->message);
   return FALSE;
 }
-G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (CompileSetup, setup_clear)
 
 static gboolean
 setup_from (CompileSetup *setup, const CrNvrtcFacts *facts, const gchar *source,
