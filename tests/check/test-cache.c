@@ -805,57 +805,6 @@ GST_START_TEST (test_compile_in_unsafe_dir)
 
 GST_END_TEST;
 
-/* GST_CUDAREDUCE_NVRTC_OPTIONS: its options reach NVRTC and the key (an
- * entry of its own, found again under the same options, the element's own
- * found again without them); an option NVRTC refuses and a value that
- * cannot be split are errors that name the variable. */
-GST_START_TEST (test_compile_with_user_options)
-{
-  g_autofree gchar *dir = cr_test_make_dir ("cr-cache");
-  if (!compile_setup (dir)) {
-    cr_test_remove_dir (dir);
-    return;
-  }
-  g_autoptr (CrCompiled) plain = compile ("sum", CR_TYPE_FLOAT32);
-  g_setenv (
-      CR_NVRTC_OPTIONS_ENV, " -DCR_TEST_OPTION=1  '-DCR_TEST_TEXT=a b' ", TRUE);
-  g_autoptr (CrCompiled) with = compile ("sum", CR_TYPE_FLOAT32);
-  fail_if (with->from_cache, "an image of other options was loaded");
-  g_autoptr (CrCompiled) again = compile ("sum", CR_TYPE_FLOAT32);
-  fail_unless (again->from_cache);
-  g_autoptr (GPtrArray) entries = entry_paths (dir);
-  fail_unless_equals_int (entries->len, 2);
-
-  g_autoptr (GError) error = NULL;
-  g_autoptr (CrMonoid) monoid = cr_monoid_load ("sum", &error);
-  g_autoptr (CrProgram) program = cr_program_new (monoid, CR_TYPE_FLOAT32);
-  g_setenv (CR_NVRTC_OPTIONS_ENV, "-DCR_TEST_OPTION=1 --no-such-option", TRUE);
-  g_autoptr (CrCompiled) refused =
-      cr_compile (program->source, 90, CR_COMPILE_DEFAULT, NULL, &error);
-  fail_unless (refused == NULL);
-  fail_unless (strstr (error->message,
-                   "NVRTC refused an option of "
-                   "GST_CUDAREDUCE_NVRTC_OPTIONS "
-                   "(-DCR_TEST_OPTION=1 --no-such-option)")
-          && strstr (error->message, "unset GST_CUDAREDUCE_NVRTC_OPTIONS"),
-      "%s", error->message);
-  g_clear_error (&error);
-  g_setenv (CR_NVRTC_OPTIONS_ENV, "'-DX=1", TRUE);
-  g_autoptr (CrCompiled) unsplit =
-      cr_compile (program->source, 90, CR_COMPILE_DEFAULT, NULL, &error);
-  fail_unless (unsplit == NULL
-          && strstr (error->message, "cannot be read as NVRTC options"),
-      "%s", error ? error->message : "compiled");
-
-  g_setenv (CR_NVRTC_OPTIONS_ENV, "  ", TRUE);
-  g_autoptr (CrCompiled) blank = compile ("sum", CR_TYPE_FLOAT32);
-  fail_unless (blank->from_cache && g_bytes_equal (blank->image, plain->image));
-  g_unsetenv (CR_NVRTC_OPTIONS_ENV);
-  cr_test_remove_dir (dir);
-}
-
-GST_END_TEST;
-
 GST_START_TEST (test_compile_after_entry_of_another_key)
 {
   g_autofree gchar *dir = cr_test_make_dir ("cr-cache");
@@ -929,7 +878,6 @@ cache_suite (void)
   suite_add_tcase (s, compiles);
   tcase_add_test (compiles, test_compile_in_unsafe_dir);
   tcase_add_test (compiles, test_compile_after_entry_of_another_key);
-  tcase_add_test (compiles, test_compile_with_user_options);
   return s;
 }
 

@@ -258,6 +258,53 @@ nvrtc_opens (gpointer data)
   return cr_cuda_nvrtc (NULL) ? 0 : 1;
 }
 
+/* GST_CUDAREDUCE_NVRTC_OPTIONS: its options reach NVRTC and the key (an
+ * entry of its own, found again under the same options, the element's own
+ * found again without them); an option NVRTC refuses and a value that
+ * cannot be split are errors that name the variable. */
+GST_START_TEST (test_compile_with_user_options)
+{
+  g_autofree gchar *dir = setup ();
+  g_autoptr (GError) error = NULL;
+  g_autoptr (CrCompiled) plain = compile_sum (CR_COMPILE_DEFAULT, &error);
+  fail_unless (plain != NULL, "%s", error ? error->message : "");
+  g_setenv (
+      CR_NVRTC_OPTIONS_ENV, " -DCR_TEST_OPTION=1  '-DCR_TEST_TEXT=a b' ", TRUE);
+  g_autoptr (CrCompiled) with = compile_sum (CR_COMPILE_DEFAULT, &error);
+  fail_unless (with != NULL, "%s", error ? error->message : "");
+  fail_if (with->from_cache, "an image of other options was loaded");
+  g_autoptr (CrCompiled) again = compile_sum (CR_COMPILE_DEFAULT, &error);
+  fail_unless (again != NULL && again->from_cache);
+  g_autoptr (GPtrArray) images = cr_test_files_ending (dir, ".bin");
+  fail_unless_equals_int (images->len, 2);
+
+  g_setenv (CR_NVRTC_OPTIONS_ENV, "-DCR_TEST_OPTION=1 --no-such-option", TRUE);
+  g_autoptr (CrCompiled) refused = compile_sum (CR_COMPILE_DEFAULT, &error);
+  fail_unless (refused == NULL);
+  fail_unless (strstr (error->message,
+                   "NVRTC refused an option of "
+                   "GST_CUDAREDUCE_NVRTC_OPTIONS "
+                   "(-DCR_TEST_OPTION=1 --no-such-option)")
+          && strstr (error->message, "unset GST_CUDAREDUCE_NVRTC_OPTIONS"),
+      "%s", error->message);
+  g_clear_error (&error);
+  g_setenv (CR_NVRTC_OPTIONS_ENV, "'-DX=1", TRUE);
+  g_autoptr (CrCompiled) unsplit = compile_sum (CR_COMPILE_DEFAULT, &error);
+  fail_unless (unsplit == NULL
+          && strstr (error->message, "cannot be read as NVRTC options"),
+      "%s", error ? error->message : "compiled");
+  g_clear_error (&error);
+
+  g_setenv (CR_NVRTC_OPTIONS_ENV, "  ", TRUE);
+  g_autoptr (CrCompiled) blank = compile_sum (CR_COMPILE_DEFAULT, &error);
+  fail_unless (blank != NULL && blank->from_cache
+      && g_bytes_equal (blank->image, plain->image));
+  g_unsetenv (CR_NVRTC_OPTIONS_ENV);
+  cr_test_remove_dir (dir);
+}
+
+GST_END_TEST;
+
 /* cudareduce-monoid --fill-cache @args..., in the test's cache. */
 static void
 fill_cache (const gchar *const *args)
@@ -343,6 +390,7 @@ nvrtc_facts_suite (void)
   tcase_add_test (tc, test_note_without_the_target_costs_a_miss);
   tcase_add_test (tc, test_changed_nvrtc_is_opened);
   tcase_add_test (tc, test_filled_cache_starts_without_nvrtc);
+  tcase_add_test (tc, test_compile_with_user_options);
   return s;
 }
 
