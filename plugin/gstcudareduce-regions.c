@@ -233,3 +233,33 @@ gst_cuda_reduce_region_bytes (const GstVideoInfo *info, guint plane,
   };
   return out;
 }
+
+gboolean
+gst_cuda_reduce_regions_annotate (GstBuffer *buffer,
+    const GstCudaReduceRegion *region, const gchar *element,
+    GstStructure *params)
+{
+  GstVideoRegionOfInterestMeta *meta = region->from_meta
+      ? gst_buffer_get_video_region_of_interest_meta_id (buffer, region->id)
+      : NULL;
+  if (meta == NULL) {
+    gst_structure_free (params);
+    return FALSE;
+  }
+  gst_structure_set_name (params, GST_CUDA_REDUCE_REGION_PARAM);
+  gst_structure_set (params, "element", G_TYPE_STRING, element, NULL);
+  /* The meta keeps its parameters in a public list, with no call to take
+   * one out. */
+  for (GList *l = meta->params; l; l = l->next) {
+    GstStructure *old = l->data;
+    if (gst_structure_has_name (old, GST_CUDA_REDUCE_REGION_PARAM)
+        && g_strcmp0 (gst_structure_get_string (old, "element"), element)
+            == 0) {
+      gst_structure_free (old);
+      meta->params = g_list_delete_link (meta->params, l);
+      break;
+    }
+  }
+  gst_video_region_of_interest_meta_add_param (meta, params);
+  return TRUE;
+}

@@ -81,4 +81,18 @@ GstCudaReduceRect gst_cuda_reduce_region_in_plane (
 GstCudaReducePlaneRect gst_cuda_reduce_region_bytes (const GstVideoInfo *info,
     guint plane, gsize stride, const GstCudaReduceRect *rect);
 
+/* The name of the parameter structure a region's results go in on its
+ * ROI meta (gst_video_region_of_interest_meta_get_param (meta, this)). */
+#define GST_CUDA_REDUCE_REGION_PARAM "cudareduce"
+
+/* Gives @region's ROI meta on @buffer (writable) the results in @params
+ * (taken), renamed GST_CUDA_REDUCE_REGION_PARAM and with the field
+ * "element" set to @element: replacing the one that element gave before,
+ * so each element's results are there once. FALSE (and @params freed)
+ * for a region of the property, or whose meta is no longer on the
+ * buffer. */
+gboolean gst_cuda_reduce_regions_annotate (GstBuffer *buffer,
+    const GstCudaReduceRegion *region, const gchar *element,
+    GstStructure *params);
+
 G_END_DECLS

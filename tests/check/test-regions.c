@@ -434,6 +434,63 @@ GST_START_TEST (test_regions_examples)
 
 GST_END_TEST;
 
+/* Results on ROI metas: readable by the parameter's name, one per element
+ * (a second annotation of an element replaces its first), none for a
+ * region of the property or one whose meta is gone. */
+GST_START_TEST (test_regions_annotate)
+{
+  g_autoptr (GstBuffer) buf = gst_buffer_new ();
+  GstVideoRegionOfInterestMeta *face =
+      gst_buffer_add_video_region_of_interest_meta (buf, "face", 0, 0, 8, 8);
+  face->id = 4;
+  g_autoptr (GArray) all = gst_cuda_reduce_regions_parse_types ("*");
+  g_autoptr (GArray) rects =
+      g_array_new (FALSE, FALSE, sizeof (GstCudaReduceRect));
+  const GstCudaReduceRect fixed = { 0, 0, 2, 2 };
+  g_array_append_val (rects, fixed);
+  g_autoptr (GArray) regions =
+      g_array_new (FALSE, FALSE, sizeof (GstCudaReduceRegion));
+  fail_unless (
+      gst_cuda_reduce_regions_collect (buf, rects, all, 16, 16, regions, NULL));
+  fail_unless_equals_int (regions->len, 2);
+
+  fail_unless (gst_cuda_reduce_regions_annotate (buf, REGION (regions, 1),
+      "stats", gst_structure_new ("result", "mean", G_TYPE_DOUBLE, 0.5, NULL)));
+  fail_unless (gst_cuda_reduce_regions_annotate (buf, REGION (regions, 1),
+      "other", gst_structure_new ("result", "mean", G_TYPE_DOUBLE, 1.0, NULL)));
+  fail_unless (
+      gst_cuda_reduce_regions_annotate (buf, REGION (regions, 1), "stats",
+          gst_structure_new ("result", "mean", G_TYPE_DOUBLE, 0.25, NULL)));
+  fail_unless_equals_int (g_list_length (face->params), 2);
+  guint stats = 0;
+  for (GList *l = face->params; l; l = l->next) {
+    const GstStructure *p = l->data;
+    fail_unless (gst_structure_has_name (p, GST_CUDA_REDUCE_REGION_PARAM));
+    gdouble mean = 0;
+    fail_unless (gst_structure_get_double (p, "mean", &mean));
+    if (g_strcmp0 (gst_structure_get_string (p, "element"), "stats") == 0) {
+      fail_unless (mean == 0.25, "%g", mean);
+      stats++;
+    }
+  }
+  fail_unless_equals_int (stats, 1);
+  fail_unless (gst_video_region_of_interest_meta_get_param (
+                   face, GST_CUDA_REDUCE_REGION_PARAM)
+      != NULL);
+
+  /* The property's region has no meta to go on; nor has a region whose
+   * meta was removed. */
+  fail_if (gst_cuda_reduce_regions_annotate (
+      buf, REGION (regions, 0), "stats", gst_structure_new_empty ("result")));
+  GstCudaReduceRegion gone = *REGION (regions, 1);
+  gone.id = 99;
+  fail_if (gst_cuda_reduce_regions_annotate (
+      buf, &gone, "stats", gst_structure_new_empty ("result")));
+  fail_unless_equals_int (g_list_length (face->params), 2);
+}
+
+GST_END_TEST;
+
 static Suite *
 regions_suite (void)
 {
@@ -449,6 +506,7 @@ regions_suite (void)
   tcase_add_test (tc, test_regions_clip);
   tcase_add_test (tc, test_regions_in_planes);
   tcase_add_test (tc, test_regions_examples);
+  tcase_add_test (tc, test_regions_annotate);
   return s;
 }
 
