@@ -49,19 +49,13 @@ gst_cuda_reduce_window_hops (
   return TRUE;
 }
 
-/* The window starts afresh: no hop of the past counts. */
-static void
-restart (GstCudaReduceWindow *w)
-{
-  w->open = FALSE;
-  w->filled = 0;
-  w->hop = 0;
-}
-
 void
 gst_cuda_reduce_window_reset (GstCudaReduceWindow *w)
 {
-  restart (w);
+  /* No hop of the past counts. */
+  w->open = FALSE;
+  w->filled = 0;
+  w->hop = 0;
 }
 
 static GstClockTime
@@ -182,7 +176,7 @@ gst_cuda_reduce_window_cut (
   /* A new stream, or another monoid, starts a new interval and the window
    * afresh. */
   if (in->discont || w->owner != in->owner)
-    restart (w);
+    gst_cuda_reduce_window_reset (w);
   w->owner = in->owner;
   if (in->frame_bytes > 0)
     cut_audio (w, in, slices);
