@@ -102,24 +102,28 @@ check_field_name (const gchar *name)
   check_identifier (parts[1] ? parts[1] : parts[0], TRUE);
 }
 
+/* @plan lays out @n_fields fields, each of lengths[f] values, in order,
+ * aligned, without overlaps and inside its size. */
 static void
-check_layout (const CrLayout *plan, GArray *fields, const gchar *what)
+check_layout (const CrLayout *plan, guint n_fields, const gchar *what)
 {
-  if (plan->n_fields != fields->len)
+  if (plan->n_fields != n_fields)
     cr_fuzz_fail (
-        "%s: %u fields laid out of %u", what, plan->n_fields, fields->len);
+        "%s: %u fields laid out of %u", what, plan->n_fields, n_fields);
   gsize end = 0;
   for (guint f = 0; f < plan->n_fields; f++) {
     const gsize size = cr_type_size (plan->types[f]);
     const gsize offset = plan->offsets[f];
+    const guint length = plan->lengths[f];
     check_field_name (plan->names[f]);
-    if (offset % size != 0 || offset < end || offset + size > plan->size
+    if (length == 0 || (length > 1 && !plan->arrays[f]) || offset % size != 0
+        || offset < end || offset + size * length > plan->size
         || size > plan->align)
       cr_fuzz_fail (
-          "%s: field %s (%" G_GSIZE_FORMAT " bytes) at %" G_GSIZE_FORMAT
+          "%s: field %s (%u x %" G_GSIZE_FORMAT " bytes) at %" G_GSIZE_FORMAT
           " in a struct of %" G_GSIZE_FORMAT " aligned to %" G_GSIZE_FORMAT,
-          what, plan->names[f], size, offset, plan->size, plan->align);
-    end = offset + size;
+          what, plan->names[f], length, size, offset, plan->size, plan->align);
+    end = offset + size * length;
   }
   if (plan->n_fields > 0 && plan->size % plan->align != 0)
     cr_fuzz_fail ("%s: size %" G_GSIZE_FORMAT
@@ -147,10 +151,24 @@ cr_fuzz_check_program (const CrProgram *program)
   if (!g_str_has_prefix (eol + 1, "/* kernels/cr-abi.h: "))
     cr_fuzz_fail ("the first comment is followed by \"%.40s\"", eol + 1);
 
-  check_layout (&program->acc, program->monoid->accumulator, "Acc");
-  check_layout (&program->ctx, program->monoid->context, "Ctx");
-  check_layout (
-      &program->out, cr_monoid_result_fields (program->monoid), "Out");
+  const CrMonoid *monoid = program->monoid;
+  const guint n_results = cr_monoid_result_fields (monoid)->len;
+  check_layout (&program->acc, monoid->accumulator->len, "Acc");
+  check_layout (&program->ctx, monoid->context->len, "Ctx");
+  check_layout (&program->out_device, n_results, "Out");
+  /* What the host reads: the kernels' Out, then a monoid with bins has
+   * its counts (histogram, below, above, nan) and percentiles after it. */
+  const guint n_counts = monoid->bins
+      ? G_N_ELEMENTS (cr_bins_field_names) - 1 + monoid->percentiles->len
+      : 0;
+  check_layout (&program->out, n_results + n_counts, "results");
+  if (monoid->bins
+      && (program->bins_field != (gint)n_results
+          || program->out.lengths[n_results] != cr_monoid_total_bins (monoid)))
+    cr_fuzz_fail ("the histogram is field %d of %u values; expected field %u "
+                  "of %u",
+        program->bins_field, program->out.lengths[n_results], n_results,
+        cr_monoid_total_bins (monoid));
 }
 
 void
@@ -166,8 +184,14 @@ cr_fuzz_check_result (CrMonoid *monoid, GError *error)
           g_quark_to_string (error->domain), error->code, error->message);
     return;
   }
-  if (monoid->accumulator->len == 0)
-    cr_fuzz_fail ("a monoid without accumulator fields");
+  /* Only a monoid that counts bins may go without an accumulator, and
+   * then it has no bodies either (the CI run of d697f5c found "histogram"
+   * taken for a monoid without fields). */
+  if (monoid->accumulator->len == 0
+      && (monoid->bins == 0 || monoid->load || monoid->combine
+          || monoid->identity || monoid->finalize))
+    cr_fuzz_fail ("a monoid without accumulator fields that %s",
+        monoid->bins == 0 ? "counts no bins" : "has bodies");
   /* Output fields exactly when there is a Finalize (the seeds named
    * finalize-empty-output once found "Output=;" accepted with one). A fused
    * monoid has no Finalize of its own, and lists every member's result
