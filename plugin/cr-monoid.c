@@ -457,9 +457,12 @@ cr_monoid_new (const CrMonoidText *text, const gchar *origin, GError **error)
   if (m->pair && !check_pair (m, origin, error))
     return NULL;
 
-  m->load = g_strdup (text->load);
-  m->combine = g_strdup (text->combine);
-  m->identity = g_strdup (text->identity);
+  /* Blank is absent: a monoid that only counts may give its bodies as
+   * empty keys, and gets none (the long fuzz run found "Identity=" kept
+   * as an empty body, whose function then returned nothing). */
+  m->load = is_blank (text->load) ? NULL : g_strdup (text->load);
+  m->combine = is_blank (text->combine) ? NULL : g_strdup (text->combine);
+  m->identity = is_blank (text->identity) ? NULL : g_strdup (text->identity);
   m->finalize = is_blank (text->finalize) ? NULL : g_strdup (text->finalize);
   return g_steal_pointer (&m);
 }
