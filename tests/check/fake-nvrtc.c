@@ -6,7 +6,11 @@
  * compile itself: "Compile" is source that does not compile (a log with
  * an error line), "CompileInternal" NVRTC failing on its own (no log),
  * "GetProgramLog" a compile error whose log cannot be read (the failed
- * call leaves bytes that are not the log). */
+ * call leaves bytes that are not the log).
+ *
+ * With tests/check/fake-cuda.c, source that contains CR_FAKE_NEVER_ENDS
+ * (in a comment of a monoid's body, say) compiles to an image whose
+ * kernels never end, and CR_FAKE_FAULTS to one whose kernels fault. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,6 +18,16 @@
 
 static const char cubin[] = "a fake CUBIN";
 static const char ptx[] = ".version 8.0 // a fake PTX";
+static const char cubin_never_ends[] = "a fake CUBIN that never ends";
+static const char ptx_never_ends[] =
+    ".version 8.0 // a fake PTX that never ends";
+static const char cubin_faults[] = "a fake CUBIN that faults";
+static const char ptx_faults[] = ".version 8.0 // a fake PTX that faults";
+
+/* A program: the images its source compiles to. */
+typedef struct {
+  const char *cubin, *ptx;
+} Program;
 
 static int
 fails (const char *call)
@@ -63,7 +77,18 @@ int
 nvrtcCreateProgram (void **prog, const char *src, const char *name,
     int n_headers, const char *const *headers, const char *const *names)
 {
-  *prog = malloc (1);
+  Program *p = malloc (sizeof (Program));
+  if (strstr (src, "CR_FAKE_NEVER_ENDS")) {
+    p->cubin = cubin_never_ends;
+    p->ptx = ptx_never_ends;
+  } else if (strstr (src, "CR_FAKE_FAULTS")) {
+    p->cubin = cubin_faults;
+    p->ptx = ptx_faults;
+  } else {
+    p->cubin = cubin;
+    p->ptx = ptx;
+  }
+  *prog = p;
   return 0;
 }
 
@@ -133,23 +158,27 @@ image (const char *call, const char *data, size_t size, char *out)
 int
 nvrtcGetPTXSize (void *prog, size_t *size)
 {
-  return image_size ("GetPTXSize", sizeof ptx, size);
+  const Program *p = prog;
+  return image_size ("GetPTXSize", strlen (p->ptx) + 1, size);
 }
 
 int
 nvrtcGetPTX (void *prog, char *out)
 {
-  return image ("GetPTX", ptx, sizeof ptx, out);
+  const Program *p = prog;
+  return image ("GetPTX", p->ptx, strlen (p->ptx) + 1, out);
 }
 
 int
 nvrtcGetCUBINSize (void *prog, size_t *size)
 {
-  return image_size ("GetCUBINSize", sizeof cubin, size);
+  const Program *p = prog;
+  return image_size ("GetCUBINSize", strlen (p->cubin) + 1, size);
 }
 
 int
 nvrtcGetCUBIN (void *prog, char *out)
 {
-  return image ("GetCUBIN", cubin, sizeof cubin, out);
+  const Program *p = prog;
+  return image ("GetCUBIN", p->cubin, strlen (p->cubin) + 1, out);
 }

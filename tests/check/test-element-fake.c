@@ -1,0 +1,627 @@
+/* test-element-fake.c: the element's host side, run on the CPU against a
+ * fake driver and a fake NVRTC (fake-cuda.c, fake-nvrtc.c; meson sets
+ * GST_CUDAREDUCE_DRIVER_LIBRARY and GST_CUDAREDUCE_NVRTC_LIBRARY): how
+ * many results, their timestamps, durations, counts and fields, tensor
+ * buffers, and the errors a GPU's failures give. No kernel runs, so no
+ * value a kernel computes is checked here; the GPU suite checks those.
+ *
+ * Each case runs in a child process of its own (gst-check forks), so a
+ * case may set the fake's environment (CR_FAKE_CUDA_*) for itself, and a
+ * fault it provokes, which the fake keeps for the process as the driver
+ * does, stays there. */
+#include "cr-test-leaks.h"
+#include "cr-test-util.h"
+
+#include <gmodule.h>
+#include <gst/video/video.h>
+#include <string.h>
+
+#define RATE 48000
+#define MS (GST_MSECOND)
+
+/* A buffer of @frames stereo F32 frames stamped @pts, its duration set. */
+static GstBuffer *
+audio_buffer (guint frames, GstClockTime pts)
+{
+  GstBuffer *buf = gst_buffer_new_allocate (NULL, frames * 2 * 4, NULL);
+  gst_buffer_memset (buf, 0, 0x3c, frames * 2 * 4);
+  GST_BUFFER_PTS (buf) = pts;
+  GST_BUFFER_DURATION (buf) =
+      gst_util_uint64_scale_int (frames, GST_SECOND, RATE);
+  return buf;
+}
+
+static guint64
+get_uint64 (const GstStructure *s, const gchar *field)
+{
+  guint64 v = 0;
+  fail_unless (gst_structure_get_uint64 (s, field, &v),
+      "no guint64 %s in %" GST_PTR_FORMAT, field, s);
+  return v;
+}
+
+/* The error the element posted, which must mention each of @mentions
+ * (NULL-terminated) and be of @domain and @code. */
+static void
+expect_error (GstHarness *h, GQuark domain, gint code, const gchar *first, ...)
+{
+  g_autoptr (GstMessage) msg = cr_test_pop_error (h);
+  fail_unless (msg != NULL, "no error posted");
+  g_autoptr (GError) error = NULL;
+  g_autofree gchar *debug = NULL;
+  gst_message_parse_error (msg, &error, &debug);
+  fail_unless (error->domain == domain && error->code == code,
+      "error %s %d: %s", g_quark_to_string (error->domain), error->code,
+      error->message);
+  va_list args;
+  va_start (args, first);
+  for (const gchar *m = first; m; m = va_arg (args, const gchar *))
+    fail_unless (strstr (error->message, m) != NULL,
+        "\"%s\" does not mention \"%s\"", error->message, m);
+  va_end (args);
+}
+
+/* No result message left on the bus. */
+static void
+expect_no_result (GstHarness *h)
+{
+  g_autoptr (GstMessage) msg =
+      gst_bus_pop_filtered (GST_ELEMENT_BUS (h->element), GST_MESSAGE_ELEMENT);
+  fail_unless (msg == NULL, "a result was posted: %" GST_PTR_FORMAT,
+      gst_message_get_structure (msg));
+}
+
+/* The CUDA contexts the fake driver has made and not destroyed. */
+static gint
+live_contexts (void)
+{
+  static gint (*contexts) (void);
+  if (contexts == NULL) {
+    GModule *fake =
+        g_module_open (g_getenv ("GST_CUDAREDUCE_DRIVER_LIBRARY"), 0);
+    fail_unless (fake
+            && g_module_symbol (
+                fake, "cr_fake_cuda_contexts", (gpointer *)&contexts),
+        "the fake driver is not GST_CUDAREDUCE_DRIVER_LIBRARY");
+  }
+  return contexts ();
+}
+
+/* Stopped, an element leaves no CUDA context behind. */
+static void
+teardown (GstHarness *h)
+{
+  /* Messages left on the bus hold the element, which holds the bus. */
+  gst_bus_set_flushing (GST_ELEMENT_BUS (h->element), TRUE);
+  gst_harness_teardown (h);
+  fail_unless_equals_int (live_contexts (), 0);
+}
+
+/* One message a buffer, with the buffer's times, count and fields, and
+ * each buffer passed on as it came. */
+GST_START_TEST (test_message_per_buffer)
+{
+  GstHarness *h = cr_test_harness (
+      cr_test_audio_caps ("F32LE", RATE, 2), "monoid", "mean_var", NULL);
+  gst_harness_play (h);
+  for (guint k = 0; k < 20; k++) {
+    const GstClockTime pts = k * 10 * MS;
+    GstBuffer *buf = audio_buffer (480, pts);
+    g_autoptr (GstBuffer) in = gst_buffer_ref (buf);
+    GstStructure *s = cr_test_push_for_result (h, buf, pts, "buffer");
+    cr_test_check_time (s, "duration", 10 * MS, "buffer");
+    cr_test_check_time (s, "stream-time", pts, "buffer");
+    cr_test_check_time (s, "running-time", pts, "buffer");
+    fail_unless_equals_uint64 (get_uint64 (s, "count"), 960);
+    fail_unless_equals_string (
+        gst_structure_get_string (s, "monoid"), "mean_var");
+    fail_unless (gst_structure_has_field_typed (s, "mean", G_TYPE_DOUBLE)
+        && gst_structure_has_field_typed (s, "variance", G_TYPE_DOUBLE));
+    fail_if (gst_structure_has_field (s, "channels"));
+    gst_structure_free (s);
+    GstMapInfo map;
+    fail_unless (gst_buffer_map (in, &map, GST_MAP_READ));
+    cr_test_expect_passthrough (h, map.data, map.size, "buffer");
+    gst_buffer_unmap (in, &map);
+  }
+  g_autoptr (GPtrArray) rest = cr_test_results_after_eos (h, "EOS");
+  fail_unless_equals_int (rest->len, 0);
+  teardown (h);
+}
+
+GST_END_TEST;
+
+/* per-channel=true: arrays of one value a channel, and the counts. */
+GST_START_TEST (test_per_channel_fields)
+{
+  GstHarness *h = cr_test_harness (cr_test_audio_caps ("S16LE", RATE, 3),
+      "monoid", "minmax", "per-channel", "true", NULL);
+  gst_harness_play (h);
+  GstBuffer *buf = gst_buffer_new_allocate (NULL, 100 * 3 * 2, NULL);
+  GstStructure *s = cr_test_push_for_result (h, buf, 0, "per channel");
+  guint channels = 0;
+  fail_unless (gst_structure_get_uint (s, "channels", &channels));
+  fail_unless_equals_int (channels, 3);
+  fail_unless_equals_uint64 (get_uint64 (s, "count"), 300);
+  const GValue *counts = gst_structure_get_value (s, "counts");
+  fail_unless (counts && GST_VALUE_HOLDS_ARRAY (counts));
+  fail_unless_equals_int (gst_value_array_get_size (counts), 3);
+  for (guint c = 0; c < 3; c++)
+    fail_unless_equals_uint64 (
+        g_value_get_uint64 (gst_value_array_get_value (counts, c)), 100);
+  for (guint f = 0; f < 2; f++) {
+    const GValue *v = gst_structure_get_value (s, f ? "max" : "min");
+    fail_unless (v && GST_VALUE_HOLDS_ARRAY (v), "%" GST_PTR_FORMAT, s);
+    fail_unless_equals_int (gst_value_array_get_size (v), 3);
+    fail_unless (G_VALUE_HOLDS_INT (gst_value_array_get_value (v, 0)));
+  }
+  gst_structure_free (s);
+  teardown (h);
+}
+
+GST_END_TEST;
+
+/* interval: results of whole intervals from buffers that do not line up
+ * with them (7 ms each), timestamps and durations of the frames each
+ * covers, and the part under way posted at EOS. */
+GST_START_TEST (test_interval_accounting)
+{
+  GstHarness *h = cr_test_harness (cr_test_audio_caps ("F32LE", RATE, 2),
+      "monoid", "sumsq", "interval", "100000000", NULL);
+  gst_harness_play (h);
+  const guint frames = 336; /* 7 ms */
+  const guint n = 50; /* 350 ms */
+  for (guint k = 0; k < n; k++)
+    cr_test_push_ok (h,
+        audio_buffer (
+            frames, gst_util_uint64_scale_int (k * frames, GST_SECOND, RATE)),
+        "interval");
+  g_autoptr (GPtrArray) results = cr_test_results_after_eos (h, "interval");
+  fail_unless_equals_int (results->len, 4);
+  guint64 total = 0;
+  for (guint k = 0; k < results->len; k++) {
+    const GstStructure *s = g_ptr_array_index (results, k);
+    const guint64 want = k < 3 ? 4800 * 2 : (n * frames - 3 * 4800) * 2;
+    fail_unless_equals_uint64 (get_uint64 (s, "count"), want);
+    cr_test_check_time (s, "timestamp", k * 100 * MS, "interval");
+    cr_test_check_time (s, "duration",
+        gst_util_uint64_scale_int (want / 2, GST_SECOND, RATE), "interval");
+    total += get_uint64 (s, "count");
+  }
+  fail_unless_equals_uint64 (total, (guint64)n * frames * 2);
+  teardown (h);
+}
+
+GST_END_TEST;
+
+/* A DISCONT buffer starts a new interval; the part before is dropped. */
+GST_START_TEST (test_interval_discont)
+{
+  GstHarness *h = cr_test_harness (cr_test_audio_caps ("F32LE", RATE, 2),
+      "monoid", "sum", "interval", "100000000", NULL);
+  gst_harness_play (h);
+  for (guint k = 0; k < 5; k++)
+    cr_test_push_ok (h, audio_buffer (480, k * 10 * MS), "before");
+  GstBuffer *jump = audio_buffer (480, GST_SECOND);
+  GST_BUFFER_FLAG_SET (jump, GST_BUFFER_FLAG_DISCONT);
+  cr_test_push_ok (h, jump, "discont");
+  for (guint k = 1; k < 10; k++)
+    cr_test_push_ok (h, audio_buffer (480, GST_SECOND + k * 10 * MS), "after");
+  g_autoptr (GPtrArray) results = cr_test_results_after_eos (h, "discont");
+  fail_unless_equals_int (results->len, 1);
+  const GstStructure *s = g_ptr_array_index (results, 0);
+  cr_test_check_time (s, "timestamp", GST_SECOND, "discont");
+  fail_unless_equals_uint64 (get_uint64 (s, "count"), 4800 * 2);
+  teardown (h);
+}
+
+GST_END_TEST;
+
+/* output=tensor: a buffer of one memory a result field per input buffer,
+ * with its times, and the caps that say so. */
+GST_START_TEST (test_tensor_output)
+{
+  GstHarness *h = cr_test_harness (cr_test_audio_caps ("F32LE", RATE, 2),
+      "monoid", "sumsq+minmax", "output", "tensor", "per-channel", "true",
+      "post-messages", "false", NULL);
+  gst_harness_play (h);
+  for (guint k = 0; k < 5; k++) {
+    cr_test_push_ok (h, audio_buffer (480, k * 10 * MS), "tensor");
+    g_autoptr (GstBuffer) out = gst_harness_pull (h);
+    fail_unless (out != NULL);
+    fail_unless_equals_uint64 (GST_BUFFER_PTS (out), k * 10 * MS);
+    fail_unless_equals_uint64 (GST_BUFFER_DURATION (out), 10 * MS);
+    /* sumsq's sum and sumsq, minmax's min and max: two channels each. */
+    fail_unless_equals_int (gst_buffer_n_memory (out), 4);
+    for (guint m = 0; m < 4; m++)
+      fail_unless_equals_int (
+          gst_memory_get_sizes (gst_buffer_peek_memory (out, m), NULL, NULL),
+          m < 2 ? 2 * 8 : 2 * 4);
+  }
+  g_autoptr (GstCaps) caps = gst_pad_get_current_caps (h->sinkpad);
+  const GstStructure *s = gst_caps_get_structure (caps, 0);
+  fail_unless (gst_structure_has_name (s, "other/tensors"));
+  fail_unless_equals_string (
+      gst_structure_get_string (s, "types"), "float64,float64,float32,float32");
+  fail_unless_equals_string (
+      gst_structure_get_string (s, "dimensions"), "2,2,2,2");
+  teardown (h);
+}
+
+GST_END_TEST;
+
+/* Video with padded rows, and NV12 per plane: one result a frame, counts
+ * of the visible samples only. */
+GST_START_TEST (test_video_counts)
+{
+  GstHarness *h = cr_test_harness (cr_test_video_caps ("NV12", 64, 48, 30),
+      "monoid", "histogram", "per-channel", "true", NULL);
+  gst_harness_play (h);
+  GstVideoInfo info;
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_NV12, 64, 48);
+  for (guint k = 0; k < 3; k++) {
+    GstBuffer *buf = gst_buffer_new_allocate (NULL, info.size, NULL);
+    GstStructure *s =
+        cr_test_push_for_result (h, buf, k * GST_SECOND / 30, "NV12");
+    const GValue *counts = gst_structure_get_value (s, "counts");
+    fail_unless (counts && gst_value_array_get_size (counts) == 3,
+        "%" GST_PTR_FORMAT, s);
+    fail_unless_equals_uint64 (
+        g_value_get_uint64 (gst_value_array_get_value (counts, 0)), 64 * 48);
+    fail_unless_equals_uint64 (
+        g_value_get_uint64 (gst_value_array_get_value (counts, 1)), 32 * 24);
+    fail_unless_equals_uint64 (
+        g_value_get_uint64 (gst_value_array_get_value (counts, 2)), 32 * 24);
+    const GValue *hist = gst_structure_get_value (s, "histogram");
+    fail_unless (hist && gst_value_array_get_size (hist) == 3);
+    fail_unless_equals_int (
+        gst_value_array_get_size (gst_value_array_get_value (hist, 0)), 256);
+    gst_structure_free (s);
+  }
+  teardown (h);
+
+  /* GRAY8 rows of 50 pixels, 64 bytes apart. */
+  h = cr_test_harness (
+      cr_test_video_caps ("GRAY8", 50, 10, 30), "monoid", "sum", NULL);
+  gst_harness_play (h);
+  GstBuffer *buf = gst_buffer_new_allocate (NULL, 64 * 10, NULL);
+  gsize offsets[GST_VIDEO_MAX_PLANES] = { 0 };
+  gint strides[GST_VIDEO_MAX_PLANES] = { 64 };
+  gst_buffer_add_video_meta_full (buf, GST_VIDEO_FRAME_FLAG_NONE,
+      GST_VIDEO_FORMAT_GRAY8, 50, 10, 1, offsets, strides);
+  GstStructure *s = cr_test_push_for_result (h, buf, 0, "GRAY8");
+  fail_unless_equals_uint64 (get_uint64 (s, "count"), 500);
+  fail_unless (gst_structure_has_field_typed (s, "sum", G_TYPE_UINT64));
+  gst_structure_free (s);
+  teardown (h);
+}
+
+GST_END_TEST;
+
+/* A busy GPU (each job finishes 3 ms after it is queued): small buffers
+ * pushed faster than that are gathered into batches, and every result
+ * still comes, once, in order. */
+GST_START_TEST (test_busy_gpu_keeps_order)
+{
+  g_setenv ("CR_FAKE_CUDA_LATENCY_US", "3000", TRUE);
+  GstHarness *h = cr_test_harness (
+      cr_test_audio_caps ("F32LE", RATE, 2), "monoid", "sum", NULL);
+  gst_harness_play (h);
+  const guint n = 300;
+  for (guint k = 0; k < n; k++)
+    cr_test_push_ok (h, audio_buffer (48 + k % 7, k * MS), "busy");
+  g_autoptr (GPtrArray) results = cr_test_results_after_eos (h, "busy");
+  fail_unless_equals_int (results->len, n);
+  for (guint k = 0; k < n; k++) {
+    const GstStructure *s = g_ptr_array_index (results, k);
+    cr_test_check_time (s, "timestamp", k * MS, "busy");
+    fail_unless_equals_uint64 (get_uint64 (s, "count"), (48 + k % 7) * 2);
+  }
+  fail_unless_equals_int (gst_harness_buffers_received (h), n);
+  teardown (h);
+}
+
+GST_END_TEST;
+
+/* A flush drops what is in flight and the interval under way; the stream
+ * goes on after it. */
+GST_START_TEST (test_flush)
+{
+  g_setenv ("CR_FAKE_CUDA_LATENCY_US", "2000", TRUE);
+  GstHarness *h = cr_test_harness (cr_test_audio_caps ("F32LE", RATE, 2),
+      "monoid", "sum", "interval", "20000000", NULL);
+  gst_harness_play (h);
+  for (guint k = 0; k < 15; k++)
+    cr_test_push_ok (h, audio_buffer (48, k * MS), "before");
+  fail_unless (gst_harness_push_event (h, gst_event_new_flush_start ()));
+  fail_unless (gst_harness_push_event (h, gst_event_new_flush_stop (TRUE)));
+  GstSegment segment;
+  gst_segment_init (&segment, GST_FORMAT_TIME);
+  fail_unless (gst_harness_push_event (h, gst_event_new_segment (&segment)));
+  /* Whatever the flush let through came before it. */
+  GstMessage *msg;
+  while ((msg = gst_bus_pop_filtered (
+              GST_ELEMENT_BUS (h->element), GST_MESSAGE_ELEMENT)))
+    gst_message_unref (msg);
+  for (guint k = 0; k < 50; k++)
+    cr_test_push_ok (h, audio_buffer (48, k * MS), "after");
+  g_autoptr (GPtrArray) results = cr_test_results_after_eos (h, "after");
+  fail_unless_equals_int (results->len, 3);
+  for (guint k = 0; k < 3; k++) {
+    const GstStructure *s = g_ptr_array_index (results, k);
+    cr_test_check_time (s, "timestamp", k * 20 * MS, "after");
+    fail_unless_equals_uint64 (
+        get_uint64 (s, "count"), k < 2 ? 960 * 2 : 480 * 2);
+  }
+  teardown (h);
+}
+
+GST_END_TEST;
+
+/* An empty buffer: the identity's result, count 0. */
+GST_START_TEST (test_empty_buffer)
+{
+  GstHarness *h = cr_test_harness (
+      cr_test_audio_caps ("F32LE", RATE, 2), "monoid", "sum", NULL);
+  gst_harness_play (h);
+  GstStructure *s =
+      cr_test_push_for_result (h, gst_buffer_new (), 5 * MS, "empty");
+  fail_unless_equals_uint64 (get_uint64 (s, "count"), 0);
+  gst_structure_free (s);
+  teardown (h);
+}
+
+GST_END_TEST;
+
+/* A change of monoid while playing: the next buffer's result has the new
+ * monoid's fields. */
+GST_START_TEST (test_monoid_change)
+{
+  GstHarness *h = cr_test_harness (
+      cr_test_audio_caps ("F32LE", RATE, 2), "monoid", "sum", NULL);
+  gst_harness_play (h);
+  GstStructure *s =
+      cr_test_push_for_result (h, audio_buffer (480, 0), 0, "sum");
+  fail_unless (gst_structure_has_field (s, "sum"));
+  gst_structure_free (s);
+  g_object_set (h->element, "monoid", "minmax", NULL);
+  s = cr_test_push_for_result (
+      h, audio_buffer (480, 10 * MS), 10 * MS, "minmax");
+  fail_unless_equals_string (gst_structure_get_string (s, "monoid"), "minmax");
+  fail_unless (gst_structure_has_field_typed (s, "min", G_TYPE_FLOAT)
+      && !gst_structure_has_field (s, "sum"));
+  gst_structure_free (s);
+  teardown (h);
+}
+
+GST_END_TEST;
+
+/* A buffer that is not a whole number of elements is refused. */
+GST_START_TEST (test_partial_element)
+{
+  GstHarness *h = cr_test_harness (
+      cr_test_audio_caps ("F32LE", RATE, 2), "monoid", "sum", NULL);
+  gst_harness_play (h);
+  cr_test_expect_refused (h, gst_buffer_new_allocate (NULL, 10, NULL), "odd");
+  teardown (h);
+}
+
+GST_END_TEST;
+
+/* Starting: no GPU, an id out of range, a context that cannot be made. */
+static GstStateChangeReturn
+start (GstElement *e)
+{
+  GstBus *bus = gst_bus_new ();
+  gst_element_set_bus (e, bus);
+  gst_object_unref (bus);
+  return gst_element_set_state (e, GST_STATE_PAUSED);
+}
+
+static void
+expect_start_error (const gchar *device_id, GQuark domain, gint code,
+    const gchar *m1, const gchar *m2)
+{
+  GstElement *e = gst_element_factory_make ("cudareduce", NULL);
+  if (device_id)
+    gst_util_set_object_arg (G_OBJECT (e), "cuda-device-id", device_id);
+  fail_unless_equals_int (start (e), GST_STATE_CHANGE_FAILURE);
+  fail_unless_equals_int (live_contexts (), 0);
+  g_autoptr (GstMessage) msg =
+      gst_bus_pop_filtered (GST_ELEMENT_BUS (e), GST_MESSAGE_ERROR);
+  fail_unless (msg != NULL);
+  g_autoptr (GError) error = NULL;
+  gst_message_parse_error (msg, &error, NULL);
+  fail_unless (error->domain == domain && error->code == code, "%s %d: %s",
+      g_quark_to_string (error->domain), error->code, error->message);
+  fail_unless (
+      strstr (error->message, m1) && (!m2 || strstr (error->message, m2)), "%s",
+      error->message);
+  gst_element_set_state (e, GST_STATE_NULL);
+  gst_bus_set_flushing (GST_ELEMENT_BUS (e), TRUE);
+  gst_object_unref (e);
+}
+
+GST_START_TEST (test_start_errors)
+{
+  g_setenv ("CR_FAKE_CUDA_DEVICES", "2", TRUE);
+  expect_start_error ("2", GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NOT_FOUND,
+      "cuda-device-id=2 is out of range", "2 GPUs");
+  g_setenv ("CR_FAKE_CUDA_DEVICES", "0", TRUE);
+  expect_start_error (NULL, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NOT_FOUND,
+      "reports no GPU", NULL);
+  g_setenv ("CR_FAKE_CUDA_DEVICES", "1", TRUE);
+  g_setenv ("CR_FAKE_CUDA_FAIL", "CtxCreate", TRUE);
+  expect_start_error (NULL, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_FAILED,
+      "CUDA context", "CUDA_ERROR_OUT_OF_MEMORY");
+}
+
+GST_END_TEST;
+
+/* CUDA calls that fail on the way to a result: each is an element error
+ * that names the call and the CUDA error, and no result is posted. */
+static void
+expect_buffer_error (const gchar *call, const gchar *code, const gchar *name)
+{
+  g_setenv ("CR_FAKE_CUDA_FAIL", call, TRUE);
+  g_setenv ("CR_FAKE_CUDA_ERROR", code, TRUE);
+  GstHarness *h = cr_test_harness (
+      cr_test_audio_caps ("F32LE", RATE, 2), "monoid", "sum", NULL);
+  gst_harness_play (h);
+  /* A launch fails on this thread; a wait on the results thread, after
+   * the push returned. Either way the error is posted, and the next push
+   * fails. */
+  gst_harness_push (h, audio_buffer (4800, 0));
+  expect_error (h, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_FAILED, name, NULL);
+  const GstFlowReturn ret = gst_harness_push (h, audio_buffer (4800, 100 * MS));
+  fail_unless (
+      ret != GST_FLOW_OK, "%s: push after the error returned ok", call);
+  expect_no_result (h);
+  teardown (h);
+}
+
+GST_START_TEST (test_launch_fails)
+{
+  expect_buffer_error (
+      "LaunchKernel", "701", "CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES");
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_wait_fails)
+{
+  expect_buffer_error ("EventSynchronize", "719", "CUDA_ERROR_LAUNCH_FAILED");
+}
+
+GST_END_TEST;
+
+/* Memory for the program's buffers, allocated with the first caps. */
+GST_START_TEST (test_alloc_fails)
+{
+  expect_buffer_error ("MemAlloc", "2", "CUDA_ERROR_OUT_OF_MEMORY");
+}
+
+GST_END_TEST;
+
+/* A monoid whose kernels fault (fake-nvrtc.c marks its image): the
+ * element says the monoid's code faulted, and nothing is posted. */
+GST_START_TEST (test_monoid_faults)
+{
+  GstHarness *h = cr_test_harness (cr_test_audio_caps ("F32LE", RATE, 1),
+      "monoid", "bad", "accumulator", "s:wide", "load",
+      "Acc r; r.s = x; /* CR_FAKE_FAULTS */ return r;", "combine",
+      "Acc r; r.s = a.s + b.s; return r;", "identity",
+      "Acc r; r.s = 0; return r;", NULL);
+  gst_harness_play (h);
+  gst_harness_push (h, audio_buffer (4800, 0));
+  expect_error (h, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_FAILED,
+      "after a fault in the monoid's code", "CUDA_ERROR_ILLEGAL_ADDRESS", NULL);
+  expect_no_result (h);
+  teardown (h);
+}
+
+GST_END_TEST;
+
+/* A monoid whose kernels never end: gpu-timeout gives up on it with an
+ * error, refuses further buffers, and stopping returns at once. */
+GST_START_TEST (test_monoid_never_ends)
+{
+  GstHarness *h = cr_test_harness (cr_test_audio_caps ("F32LE", RATE, 1),
+      "monoid", "spin", "accumulator", "s:wide", "load",
+      "Acc r; r.s = x; /* CR_FAKE_NEVER_ENDS */ return r;", "combine",
+      "Acc r; r.s = a.s + b.s; return r;", "identity",
+      "Acc r; r.s = 0; return r;", "gpu-timeout", "500000000", NULL);
+  gst_harness_play (h);
+  const gint64 t0 = g_get_monotonic_time ();
+  gst_harness_push (h, audio_buffer (4800, 0));
+  expect_error (h, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_FAILED,
+      "did not finish", "spin", "gpu-timeout", NULL);
+  const gint64 waited = g_get_monotonic_time () - t0;
+  fail_unless (
+      waited < 30 * G_USEC_PER_SEC, "the error took %.1f s", waited / 1e6);
+  fail_unless_equals_int (
+      gst_harness_push (h, audio_buffer (4800, 100 * MS)), GST_FLOW_ERROR);
+  expect_no_result (h);
+  const gint64 t1 = g_get_monotonic_time ();
+  gst_bus_set_flushing (GST_ELEMENT_BUS (h->element), TRUE);
+  gst_harness_teardown (h);
+  fail_unless (g_get_monotonic_time () - t1 < 10 * G_USEC_PER_SEC,
+      "stopping waited for the kernel");
+  /* Its context is left to the kernel on purpose (docs/element.md,
+   * "Errors"): destroying it would wait for the kernel. */
+  fail_unless_equals_int (live_contexts (), 1);
+}
+
+GST_END_TEST;
+
+/* The same pipeline started and stopped again and again, from a real
+ * source, each run with every result. */
+GST_START_TEST (test_pipeline_restarts)
+{
+  g_setenv ("CR_FAKE_CUDA_LATENCY_US", "200", TRUE);
+  g_autoptr (GError) error = NULL;
+  GstElement *p = gst_parse_launch (
+      "audiotestsrc num-buffers=40 samplesperbuffer=480 ! "
+      "audio/x-raw,format=F32LE,rate=48000,channels=2 ! "
+      "cudareduce monoid=sumsq+minmax per-channel=true ! fakesink",
+      &error);
+  fail_unless (p != NULL, "%s", error ? error->message : "");
+  GstBus *bus = gst_element_get_bus (p);
+  for (guint run = 0; run < 3; run++) {
+    fail_if (gst_element_set_state (p, GST_STATE_PLAYING)
+        == GST_STATE_CHANGE_FAILURE);
+    guint results = 0;
+    gboolean eos = FALSE;
+    while (!eos) {
+      g_autoptr (GstMessage) msg =
+          gst_bus_timed_pop_filtered (bus, CR_TEST_WAIT,
+              GST_MESSAGE_ELEMENT | GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+      fail_unless (msg != NULL, "run %u: no EOS", run);
+      fail_if (
+          GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR, "run %u: error", run);
+      if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS)
+        eos = TRUE;
+      else if (gst_structure_has_name (
+                   gst_message_get_structure (msg), "cudareduce"))
+        results++;
+    }
+    fail_unless_equals_int (results, 40);
+    fail_if (
+        gst_element_set_state (p, GST_STATE_NULL) == GST_STATE_CHANGE_FAILURE);
+  }
+  gst_object_unref (bus);
+  gst_object_unref (p);
+  fail_unless_equals_int (live_contexts (), 0);
+}
+
+GST_END_TEST;
+
+static Suite *
+element_fake_suite (void)
+{
+  Suite *s = suite_create ("element-fake");
+  TCase *tc = tcase_create ("fake-gpu");
+  cr_test_check_objects (tc);
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_message_per_buffer);
+  tcase_add_test (tc, test_per_channel_fields);
+  tcase_add_test (tc, test_interval_accounting);
+  tcase_add_test (tc, test_interval_discont);
+  tcase_add_test (tc, test_tensor_output);
+  tcase_add_test (tc, test_video_counts);
+  tcase_add_test (tc, test_busy_gpu_keeps_order);
+  tcase_add_test (tc, test_flush);
+  tcase_add_test (tc, test_empty_buffer);
+  tcase_add_test (tc, test_monoid_change);
+  tcase_add_test (tc, test_partial_element);
+  tcase_add_test (tc, test_start_errors);
+  tcase_add_test (tc, test_launch_fails);
+  tcase_add_test (tc, test_wait_fails);
+  tcase_add_test (tc, test_alloc_fails);
+  tcase_add_test (tc, test_monoid_faults);
+  tcase_add_test (tc, test_monoid_never_ends);
+  tcase_add_test (tc, test_pipeline_restarts);
+  return s;
+}
+
+GST_CHECK_MAIN (element_fake);
