@@ -224,24 +224,27 @@ cr_reducer_new (
   return ok ? g_steal_pointer (&r) : NULL;
 }
 
+/* @a's pinned memory goes with the context when @in_context is FALSE (it
+ * is not current: gone, or broken by a fault); the struct always goes. */
 static void
-arena_free (CrReducer *r, CrArena *a)
+arena_free (CrReducer *r, CrArena *a, gboolean in_context)
 {
-  r->device->cu->MemFreeHost (a->host);
+  if (in_context)
+    r->device->cu->MemFreeHost (a->host);
   g_free (a);
 }
 
-/* Frees the arenas cr-batch.c gathered into. The context is current. */
+/* Frees the arenas cr-batch.c gathered into. */
 static void
-free_arenas (CrReducer *r)
+free_arenas (CrReducer *r, gboolean in_context)
 {
   if (r->gather.arena)
-    arena_free (r, r->gather.arena);
+    arena_free (r, r->gather.arena, in_context);
   r->gather.arena = NULL;
   for (guint k = 0; k < r->free_arenas->len; k++)
-    arena_free (r, g_ptr_array_index (r->free_arenas, k));
+    arena_free (r, g_ptr_array_index (r->free_arenas, k), in_context);
   for (guint k = 0; k < r->stale_arenas->len; k++)
-    arena_free (r, g_ptr_array_index (r->stale_arenas, k));
+    arena_free (r, g_ptr_array_index (r->stale_arenas, k), in_context);
   g_ptr_array_set_size (r->free_arenas, 0);
   g_ptr_array_set_size (r->stale_arenas, 0);
 }
@@ -267,7 +270,9 @@ cr_reducer_free (CrReducer *r)
   if (r == NULL)
     return;
   const CrDriver *cu = r->device->cu;
-  if (cu->CtxPushCurrent (r->device->context) == CUDA_SUCCESS) {
+  const gboolean in_context =
+      cu->CtxPushCurrent (r->device->context) == CUDA_SUCCESS;
+  if (in_context) {
     CUdeviceptr *buffers[] = { &r->partials, &r->tickets, &r->state, &r->result,
       &r->staging, &r->bin_scratch, &r->bin_state };
     for (guint k = 0; k < G_N_ELEMENTS (buffers); k++)
@@ -279,12 +284,13 @@ cr_reducer_free (CrReducer *r)
       cu->MemFreeHost (g_ptr_array_index (r->slabs, k));
     for (guint k = 0; k < r->all_events->len; k++)
       cu->EventDestroy (g_ptr_array_index (r->all_events, k));
-    free_arenas (r);
     if (r->module)
       cu->ModuleUnload (r->module);
-    cu->CtxPopCurrent (NULL);
   }
   /* Host memory, freed even when the context is gone. */
+  free_arenas (r, in_context);
+  if (in_context)
+    cu->CtxPopCurrent (NULL);
   g_clear_pointer (&r->gather.ctx, g_free);
   g_ptr_array_unref (r->slabs);
   g_ptr_array_unref (r->free_slots);

@@ -48,6 +48,7 @@ log_source (GstElement *element, const CrProgram *program)
       program->monoid->name, cr_type_name (program->in), numbered);
 }
 
+/* Compiles (or reads from the cache) and loads @program, which it takes. */
 static GstCudaReduceProgram *
 load (GstCudaReducePrograms *programs, GstElement *element, CrProgram *program)
 {
@@ -66,6 +67,7 @@ load (GstCudaReducePrograms *programs, GstElement *element, CrProgram *program)
             numbered)
         : NULL;
     gst_cuda_reduce_post_error (element, error, debug);
+    cr_program_free (program);
     return NULL;
   }
   const CrCompiled *compiled = cr_reducer_compiled (reducer);
