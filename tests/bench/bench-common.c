@@ -147,6 +147,16 @@ csv_row (const gchar *kind, const gchar *source, gsize bytes, gdouble gbps,
 }
 
 void
+csv_cpu_row (const gchar *kind, const gchar *source, gsize bytes, gdouble us)
+{
+  if (csv == NULL)
+    return;
+  fprintf (
+      csv, "%s,%s,%" G_GSIZE_FORMAT ",,,,,%.3f,\n", kind, source, bytes, us);
+  fflush (csv);
+}
+
+void
 csv_latency_row (const gchar *kind, const gchar *source, gsize bytes,
     gdouble median_us, gdouble p99_us)
 {

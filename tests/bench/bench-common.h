@@ -44,6 +44,9 @@ void csv_close (void);
 /* A row of the measurement columns; NAN leaves ceiling or ratio empty. */
 void csv_row (const gchar *kind, const gchar *source, gsize bytes, gdouble gbps,
     gdouble buffers_per_s, gdouble ceiling, gdouble ratio);
+/* A row of CPU time, in the median_us column only. */
+void csv_cpu_row (
+    const gchar *kind, const gchar *source, gsize bytes, gdouble us);
 /* A row of the latency columns only. */
 void csv_latency_row (const gchar *kind, const gchar *source, gsize bytes,
     gdouble median_us, gdouble p99_us);

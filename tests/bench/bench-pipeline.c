@@ -78,6 +78,10 @@
  *                  buffer; buffers_per_s the median run's, gbps the input
  *                  bytes that makes; ratio = buffers_per_s over identity's
  *                  at the same size.
+ *   kind=cpu       source "configuration/role" (role: streaming, results,
+ *                  src-task or other: bench-threads.h), bytes per buffer;
+ *                  median_us the CPU time a buffer took on that role's
+ *                  threads, in the timed windows of all runs.
  *   kind=live      source cudareduce-messages (level-buffer with
  *                  --cpu-only), bytes 3840 (10 ms); median_us and p99_us
  *                  the median and 99th percentile of the time from a

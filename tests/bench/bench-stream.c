@@ -48,11 +48,17 @@
  * printed when they are not the expected one (or one more: level also posts
  * at EOS).
  *
+ * In the same windows, each thread's CPU time (bench-threads.c), by what
+ * the thread does: upstream's streaming thread (which runs the element's
+ * submission), cudareduce's results thread and source pad task, the rest;
+ * printed and in the CSV as microseconds per buffer.
+ *
  * Then the live case (bench-live.c). Everything is timed with
  * gst_util_get_timestamp (monotonic, ns). */
 #include "bench-stream.h"
 
 #include "bench-live.h"
+#include "bench-threads.h"
 
 #include <math.h>
 #include <string.h>
@@ -224,6 +230,8 @@ static const struct {
 struct StreamBench {
   gboolean cpu_only;
   gdouble rate[N_SIZES][N_CONFIGS]; /* buffers/s, NAN where not run */
+  /* CPU time a buffer takes on each role's threads, us, over all runs. */
+  gdouble cpu_us[N_SIZES][N_CONFIGS][N_THREAD_ROLES];
   gdouble large_rate[N_LARGE][2]; /* FUSED and TEE at large_sizes */
   gboolean have_live;
   LiveLatency live;
@@ -238,6 +246,7 @@ typedef struct {
   /* Written by fakesink's streaming thread, read after the run. */
   guint64 seen;
   GstClockTime start, end;
+  ThreadTimes *cpu_start, *cpu_end; /* each thread's, at start and end */
   gint results; /* atomic: messages named counted */
 } StreamRun;
 
@@ -251,10 +260,14 @@ on_arrival (GstPad *pad, GstPadProbeInfo *info, gpointer data)
     run->seen += gst_buffer_list_length (GST_PAD_PROBE_INFO_BUFFER_LIST (info));
   else
     run->seen++;
-  if (before < run->warmup && run->seen >= run->warmup)
+  if (before < run->warmup && run->seen >= run->warmup) {
+    run->cpu_start = thread_times_take ();
     run->start = gst_util_get_timestamp ();
-  if (before < run->buffers && run->seen >= run->buffers)
+  }
+  if (before < run->buffers && run->seen >= run->buffers) {
     run->end = gst_util_get_timestamp ();
+    run->cpu_end = thread_times_take ();
+  }
   return GST_PAD_PROBE_OK;
 }
 
@@ -293,10 +306,11 @@ expected_results (const StreamConfig *c, guint64 buffers, guint64 frames)
 }
 
 /* One pipeline of @buffers, the first @warmup untimed; buffers/s, and the
- * window's length in *@secs. */
+ * window's length in *@secs. Where @cpu_ns is not NULL, each role's
+ * threads' CPU time in the window is added to it. */
 static gdouble
 stream_run (const StreamConfig *c, gsize bytes, guint64 buffers, guint64 warmup,
-    gdouble limit_s, gdouble *secs)
+    gdouble limit_s, gdouble *secs, gdouble cpu_ns[N_THREAD_ROLES])
 {
   const guint64 frames = bytes / F32_STEREO_FRAME;
   g_autofree gchar *element = c->buffer_interval
@@ -344,6 +358,10 @@ stream_run (const StreamConfig *c, gsize bytes, guint64 buffers, guint64 warmup,
     if (results != want + 1)
       g_print ("          (%s)\n", what);
   }
+  if (cpu_ns && run.cpu_start && run.cpu_end)
+    thread_times_add_diff (run.cpu_start, run.cpu_end, cpu_ns);
+  thread_times_free (run.cpu_start);
+  thread_times_free (run.cpu_end);
   *secs = MAX (run.end - run.start, 1) * 1e-9;
   return (buffers - warmup) / *secs;
 }
@@ -364,7 +382,8 @@ calibrate (const StreamConfig *c, gsize bytes, gdouble seconds, guint64 *warmup)
    * (a scheduling hiccup is a large part of a few milliseconds). */
   const gdouble enough = MAX (CALIBRATION_S, run_seconds (seconds) / 10);
   for (guint64 n = CALIBRATION_BUFFERS;; n *= 10) {
-    rate = stream_run (c, bytes, n, n / 8, 60 + 10 * (seconds + 1), &secs);
+    rate =
+        stream_run (c, bytes, n, n / 8, 60 + 10 * (seconds + 1), &secs, NULL);
     if (secs >= enough || n >= 10000000)
       break;
   }
@@ -420,6 +439,31 @@ print_tables (const StreamBench *b)
   g_print ("\n");
 }
 
+/* The CPU time a buffer took on each kind of thread. */
+static void
+print_cpu_table (const StreamBench *b)
+{
+  g_print ("\nHost CPU time per buffer, us, in the timed windows of the %d "
+           "runs (each thread's scheduler time, by what it does):\n%-27s %6s",
+      REPEATS, "configuration", "size");
+  for (guint r = 0; r < N_THREAD_ROLES; r++)
+    g_print (" %9s", thread_role_names[r]);
+  g_print (" %9s\n", "all");
+  for (guint c = 0; c < N_CONFIGS; c++)
+    for (guint i = 0; i < N_SIZES; i++) {
+      if (configs[c].large || isnan (b->cpu_us[i][c][0]))
+        continue;
+      g_autofree gchar *label = size_label (sizes[i]);
+      gdouble all = 0;
+      g_print ("%-27s %6s", configs[c].name, label);
+      for (guint r = 0; r < N_THREAD_ROLES; r++) {
+        g_print (" %9.2f", b->cpu_us[i][c][r]);
+        all += b->cpu_us[i][c][r];
+      }
+      g_print (" %9.2f\n", all);
+    }
+}
+
 /* The median buffers/s of @c at @bytes over REPEATS runs, printed. */
 static gdouble
 median_rate (const StreamConfig *c, gsize bytes, gdouble seconds)
@@ -429,8 +473,8 @@ median_rate (const StreamConfig *c, gsize bytes, gdouble seconds)
   gdouble rates[REPEATS], sorted[REPEATS];
   for (guint rep = 0; rep < REPEATS; rep++) {
     gdouble secs = 0;
-    rates[rep] =
-        stream_run (c, bytes, buffers, warmup, 60 + 10 * (seconds + 1), &secs);
+    rates[rep] = stream_run (
+        c, bytes, buffers, warmup, 60 + 10 * (seconds + 1), &secs, NULL);
   }
   memcpy (sorted, rates, sizeof sorted);
   const gdouble rate = median (sorted, REPEATS);
@@ -497,13 +541,19 @@ stream_bench_run (gdouble seconds, gboolean cpu_only)
       if (run[c])
         buffers[c] = calibrate (&configs[c], bytes, seconds, &warmup[c]);
     }
+    gdouble cpu_ns[N_CONFIGS][N_THREAD_ROLES] = { { 0 } };
     for (guint rep = 0; rep < REPEATS; rep++)
       for (guint c = 0; c < N_CONFIGS; c++) {
         gdouble secs = 0;
         if (run[c])
           rates[c][rep] = stream_run (&configs[c], bytes, buffers[c], warmup[c],
-              60 + 10 * (seconds + 1), &secs);
+              60 + 10 * (seconds + 1), &secs, cpu_ns[c]);
       }
+    for (guint c = 0; c < N_CONFIGS; c++)
+      for (guint r = 0; r < N_THREAD_ROLES; r++)
+        b->cpu_us[i][c][r] = run[c]
+            ? cpu_ns[c][r] * 1e-3 / (REPEATS * (buffers[c] - warmup[c]))
+            : NAN;
     for (guint c = 0; c < N_CONFIGS; c++) {
       if (!run[c])
         continue;
@@ -520,8 +570,15 @@ stream_bench_run (gdouble seconds, gboolean cpu_only)
       if (run[c])
         csv_row ("stream", configs[c].name, bytes, b->rate[i][c] * bytes * 1e-9,
             b->rate[i][c], NAN, b->rate[i][c] / b->rate[i][IDENTITY]);
+    for (guint c = 0; c < N_CONFIGS; c++)
+      for (guint r = 0; run[c] && r < N_THREAD_ROLES; r++) {
+        g_autofree gchar *source =
+            g_strdup_printf ("%s/%s", configs[c].name, thread_role_names[r]);
+        csv_cpu_row ("cpu", source, bytes, b->cpu_us[i][c][r]);
+      }
   }
   print_tables (b);
+  print_cpu_table (b);
   if (!cpu_only)
     large_run (b, seconds);
   live_latency_run (seconds, cpu_only, &b->live);
