@@ -82,6 +82,7 @@ reset_fake (void)
   g_unsetenv ("CR_FAKE_CUDA_FAIL");
   g_unsetenv ("CR_FAKE_CUDA_ERROR");
   g_unsetenv ("CR_FAKE_CUDA_LATENCY_US");
+  g_unsetenv ("CR_FAKE_NVRTC_FAIL");
   cr_test_set_chunk_bytes (NULL);
 }
 
@@ -653,6 +654,137 @@ GST_START_TEST (test_percentiles_shape)
 
 GST_END_TEST;
 
+/* A monoid that does not compile (the fake NVRTC's log has an error
+ * line): the error names it, the debug text has the log and the numbered
+ * source, and no result is posted. */
+GST_START_TEST (test_compile_error)
+{
+  g_setenv ("CR_FAKE_NVRTC_FAIL", "Compile", TRUE);
+  /* A source of its own, which no earlier run left in the cache. */
+  g_autofree gchar *load =
+      g_strdup_printf ("Acc r; r.s = x; /* %08x%08x */ return r;",
+          g_random_int (), g_random_int ());
+  GstHarness *h = cr_test_harness (cr_test_audio_caps ("F32LE", RATE, 2),
+      "monoid", "mine", "accumulator", "s:wide", "load", load, "combine",
+      "Acc r; r.s = a.s + b.s; return r;", "identity",
+      "Acc r; r.s = 0; return r;", NULL);
+  gst_harness_play (h);
+  fail_if (gst_harness_push (h, audio_buffer (480, 0)) == GST_FLOW_OK);
+  g_autoptr (GstMessage) msg = cr_test_pop_error (h);
+  fail_unless (msg != NULL);
+  g_autoptr (GError) error = NULL;
+  g_autofree gchar *debug = NULL;
+  gst_message_parse_error (msg, &error, &debug);
+  fail_unless (
+      g_error_matches (error, GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_SETTINGS),
+      "%s", error->message);
+  fail_unless (strstr (error->message, "does not compile")
+          && strstr (error->message, "the fake refuses this monoid"),
+      "%s", error->message);
+  fail_unless (debug && strstr (debug, "NVRTC log")
+          && strstr (debug, "a fake warning")
+          && strstr (debug, "Generated source"),
+      "%s", debug);
+  expect_no_result (h);
+  g_unsetenv ("CR_FAKE_NVRTC_FAIL");
+  teardown (h);
+}
+
+GST_END_TEST;
+
+/* New caps mid-stream (stereo, then mono): results follow the new
+ * layout, and an interval under way is not carried across. */
+GST_START_TEST (test_caps_change)
+{
+  GstHarness *h = cr_test_harness (cr_test_audio_caps ("F32LE", RATE, 2),
+      "monoid", "sumsq", "per-channel", "true", NULL);
+  gst_harness_play (h);
+  GstStructure *s =
+      cr_test_push_for_result (h, audio_buffer (480, 0), 0, "stereo");
+  fail_unless_equals_int (
+      gst_value_array_get_size (gst_structure_get_value (s, "sumsq")), 2);
+  gst_structure_free (s);
+  gst_harness_set_src_caps (h, cr_test_audio_caps ("F32LE", RATE, 1));
+  GstBuffer *mono = gst_buffer_new_allocate (NULL, 480 * 4, NULL);
+  s = cr_test_push_for_result (h, mono, 10 * MS, "mono");
+  fail_unless_equals_int (
+      gst_value_array_get_size (gst_structure_get_value (s, "sumsq")), 1);
+  fail_unless_equals_uint64 (get_uint64 (s, "count"), 480);
+  gst_structure_free (s);
+  teardown (h);
+}
+
+GST_END_TEST;
+
+/* The context changed while playing, buffer after buffer: each next
+ * buffer is reduced with no error. */
+GST_START_TEST (test_threshold_change)
+{
+  GstHarness *h = cr_test_harness (cr_test_audio_caps ("F32LE", RATE, 2),
+      "monoid", "count_gt", "threshold", "0.5", NULL);
+  gst_harness_play (h);
+  gst_structure_free (
+      cr_test_push_for_result (h, audio_buffer (480, 0), 0, "first"));
+  for (guint k = 1; k < 10; k++) {
+    g_object_set (h->element, "threshold", 0.1 * k, NULL);
+    GstStructure *s = cr_test_push_for_result (
+        h, audio_buffer (480, k * 10 * MS), k * 10 * MS, "threshold");
+    fail_unless (gst_structure_has_field_typed (s, "greater", G_TYPE_UINT64));
+    gst_structure_free (s);
+  }
+  teardown (h);
+}
+
+GST_END_TEST;
+
+/* Two elements after a tee read the same recycled memory, each once
+ * copied and then in place: both post every result, in order. */
+GST_START_TEST (test_tee_of_two)
+{
+  g_setenv ("CR_FAKE_CUDA_LATENCY_US", "100", TRUE);
+  g_autoptr (GError) error = NULL;
+  GstElement *p = gst_parse_launch (
+      "audiotestsrc num-buffers=60 samplesperbuffer=65536 ! "
+      "audio/x-raw,format=F32LE,rate=48000,channels=2 ! tee name=t "
+      "t. ! queue ! cudareduce name=a monoid=sum ! fakesink "
+      "t. ! queue ! cudareduce name=b monoid=minmax async-depth=1 ! fakesink",
+      &error);
+  fail_unless (p != NULL, "%s", error ? error->message : "");
+  GstBus *bus = gst_element_get_bus (p);
+  fail_if (
+      gst_element_set_state (p, GST_STATE_PLAYING) == GST_STATE_CHANGE_FAILURE);
+  guint a = 0, b = 0;
+  GstClockTime last_a = 0, last_b = 0;
+  for (;;) {
+    g_autoptr (GstMessage) msg = gst_bus_timed_pop_filtered (bus, CR_TEST_WAIT,
+        GST_MESSAGE_ELEMENT | GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+    fail_unless (msg != NULL, "no EOS");
+    fail_if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR, "an error");
+    if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS)
+      break;
+    const GstStructure *s = gst_message_get_structure (msg);
+    if (!gst_structure_has_name (s, "cudareduce"))
+      continue;
+    guint64 ts = 0;
+    fail_unless (gst_structure_get_uint64 (s, "timestamp", &ts));
+    fail_unless_equals_uint64 (get_uint64 (s, "count"), 65536 * 2);
+    const gboolean from_a = g_str_equal (GST_OBJECT_NAME (msg->src), "a");
+    guint *n = from_a ? &a : &b;
+    GstClockTime *last = from_a ? &last_a : &last_b;
+    fail_unless (*n == 0 || ts > *last, "results out of order");
+    *last = ts;
+    (*n)++;
+  }
+  fail_unless_equals_int (a, 60);
+  fail_unless_equals_int (b, 60);
+  gst_element_set_state (p, GST_STATE_NULL);
+  gst_object_unref (bus);
+  gst_object_unref (p);
+  fail_unless_equals_int (live_contexts (), 0);
+}
+
+GST_END_TEST;
+
 /* Starting: no GPU, an id out of range, a context that cannot be made. */
 static GstStateChangeReturn
 start (GstElement *e)
@@ -878,6 +1010,10 @@ element_fake_suite (void)
   tcase_add_test (tc, test_result_meta);
   tcase_add_test (tc, test_tensor_input);
   tcase_add_test (tc, test_percentiles_shape);
+  tcase_add_test (tc, test_compile_error);
+  tcase_add_test (tc, test_caps_change);
+  tcase_add_test (tc, test_threshold_change);
+  tcase_add_test (tc, test_tee_of_two);
   tcase_add_test (tc, test_start_errors);
   tcase_add_test (tc, test_launch_fails);
   tcase_add_test (tc, test_wait_fails);
