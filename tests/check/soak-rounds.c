@@ -423,6 +423,18 @@ check_custom (
   }
 }
 
+/* CR_SOAK_SHAPE_ONLY=1: results are checked for everything but the
+ * values a kernel computes, for runs against the fake driver
+ * (tests/check/fake-cuda.c), which runs no kernel. */
+static gboolean
+shape_only (void)
+{
+  static gint only = -1;
+  if (only < 0)
+    only = g_strcmp0 (g_getenv ("CR_SOAK_SHAPE_ONLY"), "1") == 0;
+  return only;
+}
+
 /* A result message: timestamps, name, count, channels and values. */
 void
 check_message (const Expect *e, const GstStructure *s, const gchar *what)
@@ -434,7 +446,7 @@ check_message (const Expect *e, const GstStructure *s, const gchar *what)
 
   cr_test_check_time (s, "timestamp", e->ts, what);
   cr_test_check_time (s, "duration", e->duration, what);
-  if (builtin (r->monoid)) {
+  if (builtin (r->monoid) && !shape_only ()) {
     CrTestRef *ref = cr_test_ref_of_span (r->type, components, &span);
     cr_test_check_message (
         s, builtin (r->monoid), ref, r->mode.per_channel, count, what);
@@ -454,7 +466,8 @@ check_message (const Expect *e, const GstStructure *s, const gchar *what)
     fail_unless (gst_structure_get_uint (s, "channels", &channels)
             && channels == components,
         "%s: channels %u, expected %u", what, channels, components);
-  check_custom (e, s, NULL, what);
+  if (!shape_only ())
+    check_custom (e, s, NULL, what);
 }
 
 /* A tensor buffer (output=tensor) or a buffer passed through. */
@@ -471,6 +484,18 @@ check_buffer (const Expect *e, GstBuffer *buf, const gchar *what)
             && memcmp (map.data, r->data + e->first_row * row, map.size) == 0,
         "%s: the buffer passed on differs from the input", what);
     gst_buffer_unmap (buf, &map);
+    return;
+  }
+  if (shape_only ()) {
+    fail_unless (GST_BUFFER_PTS (buf) == e->ts
+            && (!GST_CLOCK_TIME_IS_VALID (e->duration)
+                || GST_BUFFER_DURATION (buf) == e->duration),
+        "%s: tensor buffer at %" GST_TIME_FORMAT " for %" GST_TIME_FORMAT
+        ", expected %" GST_TIME_FORMAT " for %" GST_TIME_FORMAT,
+        what, GST_TIME_ARGS (GST_BUFFER_PTS (buf)),
+        GST_TIME_ARGS (GST_BUFFER_DURATION (buf)), GST_TIME_ARGS (e->ts),
+        GST_TIME_ARGS (e->duration));
+    fail_unless (gst_buffer_n_memory (buf) > 0, "%s: no tensor", what);
     return;
   }
   if (builtin (r->monoid)) {
