@@ -30,16 +30,16 @@
  *   CR_FAKE_CUDA_ERROR    the code it fails with (default 2,
  *                         CUDA_ERROR_OUT_OF_MEMORY).
  *
- * Only libc, so that it loads into any test; thread-safe with one lock. */
+ * Only libc (and cr-cuda.h's types), so that it loads into any test;
+ * thread-safe with one lock. */
+#include "cr-cuda.h" /* the driver's types, as the element declares them */
+
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-
-typedef int CUresult;
-typedef unsigned long long CUdeviceptr;
 
 enum {
   SUCCESS = 0,
@@ -508,33 +508,14 @@ cuMemcpyDtoDAsync_v2 (CUdeviceptr dst, CUdeviceptr src, size_t size, void *s)
   return SUCCESS;
 }
 
-/* CUDA_MEMCPY2D, as cr-cuda.h declares it. */
-typedef struct {
-  size_t srcXInBytes, srcY;
-  int srcMemoryType;
-  const void *srcHost;
-  CUdeviceptr srcDevice;
-  void *srcArray;
-  size_t srcPitch;
-  size_t dstXInBytes, dstY;
-  int dstMemoryType;
-  void *dstHost;
-  CUdeviceptr dstDevice;
-  void *dstArray;
-  size_t dstPitch;
-  size_t WidthInBytes, Height;
-} Memcpy2D;
-
-#define MEMORYTYPE_HOST 1
-
 CUresult
-cuMemcpy2DAsync_v2 (const Memcpy2D *c, void *s)
+cuMemcpy2DAsync_v2 (const CrMemcpy2D *c, void *s)
 {
   CHECK_CTX ("Memcpy2DAsync");
-  const char *src = c->srcMemoryType == MEMORYTYPE_HOST
+  const char *src = c->srcMemoryType == CU_MEMORYTYPE_HOST
       ? c->srcHost
       : (const char *)(uintptr_t)c->srcDevice;
-  char *dst = c->dstMemoryType == MEMORYTYPE_HOST
+  char *dst = c->dstMemoryType == CU_MEMORYTYPE_HOST
       ? c->dstHost
       : (char *)(uintptr_t)c->dstDevice;
   if (c->WidthInBytes > c->srcPitch || c->WidthInBytes > c->dstPitch)

@@ -2,145 +2,35 @@
  * fake driver and a fake NVRTC (fake-cuda.c, fake-nvrtc.c; meson sets
  * GST_CUDAREDUCE_DRIVER_LIBRARY and GST_CUDAREDUCE_NVRTC_LIBRARY): how
  * many results, their timestamps, durations, counts and fields, tensor
- * buffers, and the errors a GPU's failures give. No kernel runs, so no
- * value a kernel computes is checked here; the GPU suite checks those.
+ * buffers, the memory paths, batches, flushes and restarts. No kernel
+ * runs, so no value a kernel computes is checked here; the GPU suite
+ * checks those. test-element-fake-errors.c has the failures.
  *
  * Each case runs in a child process of its own (gst-check forks), so a
- * case may set the fake's environment (CR_FAKE_CUDA_*) for itself, and a
- * fault it provokes, which the fake keeps for the process as the driver
- * does, stays there. */
+ * case may set the fake's environment (CR_FAKE_CUDA_*) for itself. */
+#include "cr-test-fake.h"
 #include "cr-test-leaks.h"
-#include "cr-test-util.h"
 
-#include <gmodule.h>
 #include <gst/video/video.h>
 #include <string.h>
-
-#define RATE 48000
-#define MS (GST_MSECOND)
-
-/* A buffer of @frames stereo F32 frames stamped @pts, its duration set. */
-static GstBuffer *
-audio_buffer (guint frames, GstClockTime pts)
-{
-  GstBuffer *buf = gst_buffer_new_allocate (NULL, frames * 2 * 4, NULL);
-  gst_buffer_memset (buf, 0, 0x3c, frames * 2 * 4);
-  GST_BUFFER_PTS (buf) = pts;
-  GST_BUFFER_DURATION (buf) =
-      gst_util_uint64_scale_int (frames, GST_SECOND, RATE);
-  return buf;
-}
-
-static guint64
-get_uint64 (const GstStructure *s, const gchar *field)
-{
-  guint64 v = 0;
-  fail_unless (gst_structure_get_uint64 (s, field, &v),
-      "no guint64 %s in %" GST_PTR_FORMAT, field, s);
-  return v;
-}
-
-/* The error the element posted, which must mention each of @mentions
- * (NULL-terminated) and be of @domain and @code. */
-static void
-expect_error (GstHarness *h, GQuark domain, gint code, const gchar *first, ...)
-{
-  g_autoptr (GstMessage) msg = cr_test_pop_error (h);
-  fail_unless (msg != NULL, "no error posted");
-  g_autoptr (GError) error = NULL;
-  g_autofree gchar *debug = NULL;
-  gst_message_parse_error (msg, &error, &debug);
-  fail_unless (error->domain == domain && error->code == code,
-      "error %s %d: %s", g_quark_to_string (error->domain), error->code,
-      error->message);
-  va_list args;
-  va_start (args, first);
-  for (const gchar *m = first; m; m = va_arg (args, const gchar *))
-    fail_unless (strstr (error->message, m) != NULL,
-        "\"%s\" does not mention \"%s\"", error->message, m);
-  va_end (args);
-}
-
-/* No result message left on the bus. */
-static void
-expect_no_result (GstHarness *h)
-{
-  g_autoptr (GstMessage) msg =
-      gst_bus_pop_filtered (GST_ELEMENT_BUS (h->element), GST_MESSAGE_ELEMENT);
-  fail_unless (msg == NULL, "a result was posted: %" GST_PTR_FORMAT,
-      gst_message_get_structure (msg));
-}
-
-/* Each case starts with the fake as the environment leaves it: one GPU
- * that answers at once and fails nothing. (Forked, a case's settings go
- * with its child; unforked, CK_FORK=no as the valgrind setup runs them,
- * they would stay.) */
-static void
-reset_fake (void)
-{
-  g_unsetenv ("CR_FAKE_CUDA_DEVICES");
-  g_unsetenv ("CR_FAKE_CUDA_FAIL");
-  g_unsetenv ("CR_FAKE_CUDA_ERROR");
-  g_unsetenv ("CR_FAKE_CUDA_LATENCY_US");
-  g_unsetenv ("CR_FAKE_NVRTC_FAIL");
-  cr_test_set_chunk_bytes (NULL);
-}
-
-/* A fault or a kernel that never ends stays with the process, as with
- * the driver: such a case runs only forked. */
-static gboolean
-unforked (const gchar *test)
-{
-  if (g_strcmp0 (g_getenv ("CK_FORK"), "no") != 0)
-    return FALSE;
-  g_print ("%s: not run with CK_FORK=no: what it breaks stays with the "
-           "process\n",
-      test);
-  return TRUE;
-}
-
-/* The CUDA contexts the fake driver has made and not destroyed. */
-static gint
-live_contexts (void)
-{
-  static gint (*contexts) (void);
-  if (contexts == NULL) {
-    GModule *fake =
-        g_module_open (g_getenv ("GST_CUDAREDUCE_DRIVER_LIBRARY"), 0);
-    fail_unless (fake
-            && g_module_symbol (
-                fake, "cr_fake_cuda_contexts", (gpointer *)&contexts),
-        "the fake driver is not GST_CUDAREDUCE_DRIVER_LIBRARY");
-  }
-  return contexts ();
-}
-
-/* Stopped, an element leaves no CUDA context behind. */
-static void
-teardown (GstHarness *h)
-{
-  /* Messages left on the bus hold the element, which holds the bus. */
-  gst_bus_set_flushing (GST_ELEMENT_BUS (h->element), TRUE);
-  gst_harness_teardown (h);
-  fail_unless_equals_int (live_contexts (), 0);
-}
 
 /* One message a buffer, with the buffer's times, count and fields, and
  * each buffer passed on as it came. */
 GST_START_TEST (test_message_per_buffer)
 {
-  GstHarness *h = cr_test_harness (
-      cr_test_audio_caps ("F32LE", RATE, 2), "monoid", "mean_var", NULL);
+  GstHarness *h =
+      cr_test_harness (cr_test_audio_caps ("F32LE", CR_FAKE_RATE, 2), "monoid",
+          "mean_var", NULL);
   gst_harness_play (h);
   for (guint k = 0; k < 20; k++) {
     const GstClockTime pts = k * 10 * MS;
-    GstBuffer *buf = audio_buffer (480, pts);
+    GstBuffer *buf = cr_fake_audio_buffer (480, pts);
     g_autoptr (GstBuffer) in = gst_buffer_ref (buf);
     GstStructure *s = cr_test_push_for_result (h, buf, pts, "buffer");
     cr_test_check_time (s, "duration", 10 * MS, "buffer");
     cr_test_check_time (s, "stream-time", pts, "buffer");
     cr_test_check_time (s, "running-time", pts, "buffer");
-    fail_unless_equals_uint64 (get_uint64 (s, "count"), 960);
+    fail_unless_equals_uint64 (cr_fake_get_uint64 (s, "count"), 960);
     fail_unless_equals_string (
         gst_structure_get_string (s, "monoid"), "mean_var");
     fail_unless (gst_structure_has_field_typed (s, "mean", G_TYPE_DOUBLE)
@@ -154,7 +44,7 @@ GST_START_TEST (test_message_per_buffer)
   }
   g_autoptr (GPtrArray) rest = cr_test_results_after_eos (h, "EOS");
   fail_unless_equals_int (rest->len, 0);
-  teardown (h);
+  cr_fake_teardown (h);
 }
 
 GST_END_TEST;
@@ -162,15 +52,16 @@ GST_END_TEST;
 /* per-channel=true: arrays of one value a channel, and the counts. */
 GST_START_TEST (test_per_channel_fields)
 {
-  GstHarness *h = cr_test_harness (cr_test_audio_caps ("S16LE", RATE, 3),
-      "monoid", "minmax", "per-channel", "true", NULL);
+  GstHarness *h =
+      cr_test_harness (cr_test_audio_caps ("S16LE", CR_FAKE_RATE, 3), "monoid",
+          "minmax", "per-channel", "true", NULL);
   gst_harness_play (h);
   GstBuffer *buf = gst_buffer_new_allocate (NULL, 100 * 3 * 2, NULL);
   GstStructure *s = cr_test_push_for_result (h, buf, 0, "per channel");
   guint channels = 0;
   fail_unless (gst_structure_get_uint (s, "channels", &channels));
   fail_unless_equals_int (channels, 3);
-  fail_unless_equals_uint64 (get_uint64 (s, "count"), 300);
+  fail_unless_equals_uint64 (cr_fake_get_uint64 (s, "count"), 300);
   const GValue *counts = gst_structure_get_value (s, "counts");
   fail_unless (counts && GST_VALUE_HOLDS_ARRAY (counts));
   fail_unless_equals_int (gst_value_array_get_size (counts), 3);
@@ -184,7 +75,7 @@ GST_START_TEST (test_per_channel_fields)
     fail_unless (G_VALUE_HOLDS_INT (gst_value_array_get_value (v, 0)));
   }
   gst_structure_free (s);
-  teardown (h);
+  cr_fake_teardown (h);
 }
 
 GST_END_TEST;
@@ -194,15 +85,16 @@ GST_END_TEST;
  * covers, and the part under way posted at EOS. */
 GST_START_TEST (test_interval_accounting)
 {
-  GstHarness *h = cr_test_harness (cr_test_audio_caps ("F32LE", RATE, 2),
-      "monoid", "sumsq", "interval", "100000000", NULL);
+  GstHarness *h =
+      cr_test_harness (cr_test_audio_caps ("F32LE", CR_FAKE_RATE, 2), "monoid",
+          "sumsq", "interval", "100000000", NULL);
   gst_harness_play (h);
   const guint frames = 336; /* 7 ms */
   const guint n = 50; /* 350 ms */
   for (guint k = 0; k < n; k++)
     cr_test_push_ok (h,
-        audio_buffer (
-            frames, gst_util_uint64_scale_int (k * frames, GST_SECOND, RATE)),
+        cr_fake_audio_buffer (frames,
+            gst_util_uint64_scale_int (k * frames, GST_SECOND, CR_FAKE_RATE)),
         "interval");
   g_autoptr (GPtrArray) results = cr_test_results_after_eos (h, "interval");
   fail_unless_equals_int (results->len, 4);
@@ -210,14 +102,15 @@ GST_START_TEST (test_interval_accounting)
   for (guint k = 0; k < results->len; k++) {
     const GstStructure *s = g_ptr_array_index (results, k);
     const guint64 want = k < 3 ? 4800 * 2 : (n * frames - 3 * 4800) * 2;
-    fail_unless_equals_uint64 (get_uint64 (s, "count"), want);
+    fail_unless_equals_uint64 (cr_fake_get_uint64 (s, "count"), want);
     cr_test_check_time (s, "timestamp", k * 100 * MS, "interval");
     cr_test_check_time (s, "duration",
-        gst_util_uint64_scale_int (want / 2, GST_SECOND, RATE), "interval");
-    total += get_uint64 (s, "count");
+        gst_util_uint64_scale_int (want / 2, GST_SECOND, CR_FAKE_RATE),
+        "interval");
+    total += cr_fake_get_uint64 (s, "count");
   }
   fail_unless_equals_uint64 (total, (guint64)n * frames * 2);
-  teardown (h);
+  cr_fake_teardown (h);
 }
 
 GST_END_TEST;
@@ -225,22 +118,24 @@ GST_END_TEST;
 /* A DISCONT buffer starts a new interval; the part before is dropped. */
 GST_START_TEST (test_interval_discont)
 {
-  GstHarness *h = cr_test_harness (cr_test_audio_caps ("F32LE", RATE, 2),
-      "monoid", "sum", "interval", "100000000", NULL);
+  GstHarness *h =
+      cr_test_harness (cr_test_audio_caps ("F32LE", CR_FAKE_RATE, 2), "monoid",
+          "sum", "interval", "100000000", NULL);
   gst_harness_play (h);
   for (guint k = 0; k < 5; k++)
-    cr_test_push_ok (h, audio_buffer (480, k * 10 * MS), "before");
-  GstBuffer *jump = audio_buffer (480, GST_SECOND);
+    cr_test_push_ok (h, cr_fake_audio_buffer (480, k * 10 * MS), "before");
+  GstBuffer *jump = cr_fake_audio_buffer (480, GST_SECOND);
   GST_BUFFER_FLAG_SET (jump, GST_BUFFER_FLAG_DISCONT);
   cr_test_push_ok (h, jump, "discont");
   for (guint k = 1; k < 10; k++)
-    cr_test_push_ok (h, audio_buffer (480, GST_SECOND + k * 10 * MS), "after");
+    cr_test_push_ok (
+        h, cr_fake_audio_buffer (480, GST_SECOND + k * 10 * MS), "after");
   g_autoptr (GPtrArray) results = cr_test_results_after_eos (h, "discont");
   fail_unless_equals_int (results->len, 1);
   const GstStructure *s = g_ptr_array_index (results, 0);
   cr_test_check_time (s, "timestamp", GST_SECOND, "discont");
-  fail_unless_equals_uint64 (get_uint64 (s, "count"), 4800 * 2);
-  teardown (h);
+  fail_unless_equals_uint64 (cr_fake_get_uint64 (s, "count"), 4800 * 2);
+  cr_fake_teardown (h);
 }
 
 GST_END_TEST;
@@ -249,12 +144,13 @@ GST_END_TEST;
  * with its times, and the caps that say so. */
 GST_START_TEST (test_tensor_output)
 {
-  GstHarness *h = cr_test_harness (cr_test_audio_caps ("F32LE", RATE, 2),
-      "monoid", "sumsq+minmax", "output", "tensor", "per-channel", "true",
-      "post-messages", "false", NULL);
+  GstHarness *h =
+      cr_test_harness (cr_test_audio_caps ("F32LE", CR_FAKE_RATE, 2), "monoid",
+          "sumsq+minmax", "output", "tensor", "per-channel", "true",
+          "post-messages", "false", NULL);
   gst_harness_play (h);
   for (guint k = 0; k < 5; k++) {
-    cr_test_push_ok (h, audio_buffer (480, k * 10 * MS), "tensor");
+    cr_test_push_ok (h, cr_fake_audio_buffer (480, k * 10 * MS), "tensor");
     g_autoptr (GstBuffer) out = gst_harness_pull (h);
     fail_unless (out != NULL);
     fail_unless_equals_uint64 (GST_BUFFER_PTS (out), k * 10 * MS);
@@ -273,7 +169,7 @@ GST_START_TEST (test_tensor_output)
       gst_structure_get_string (s, "types"), "float64,float64,float32,float32");
   fail_unless_equals_string (
       gst_structure_get_string (s, "dimensions"), "2,2,2,2");
-  teardown (h);
+  cr_fake_teardown (h);
 }
 
 GST_END_TEST;
@@ -306,7 +202,7 @@ GST_START_TEST (test_video_counts)
         gst_value_array_get_size (gst_value_array_get_value (hist, 0)), 256);
     gst_structure_free (s);
   }
-  teardown (h);
+  cr_fake_teardown (h);
 
   /* GRAY8 rows of 50 pixels, 64 bytes apart. */
   h = cr_test_harness (
@@ -318,10 +214,10 @@ GST_START_TEST (test_video_counts)
   gst_buffer_add_video_meta_full (buf, GST_VIDEO_FRAME_FLAG_NONE,
       GST_VIDEO_FORMAT_GRAY8, 50, 10, 1, offsets, strides);
   GstStructure *s = cr_test_push_for_result (h, buf, 0, "GRAY8");
-  fail_unless_equals_uint64 (get_uint64 (s, "count"), 500);
+  fail_unless_equals_uint64 (cr_fake_get_uint64 (s, "count"), 500);
   fail_unless (gst_structure_has_field_typed (s, "sum", G_TYPE_UINT64));
   gst_structure_free (s);
-  teardown (h);
+  cr_fake_teardown (h);
 }
 
 GST_END_TEST;
@@ -333,20 +229,21 @@ GST_START_TEST (test_busy_gpu_keeps_order)
 {
   g_setenv ("CR_FAKE_CUDA_LATENCY_US", "3000", TRUE);
   GstHarness *h = cr_test_harness (
-      cr_test_audio_caps ("F32LE", RATE, 2), "monoid", "sum", NULL);
+      cr_test_audio_caps ("F32LE", CR_FAKE_RATE, 2), "monoid", "sum", NULL);
   gst_harness_play (h);
   const guint n = 300;
   for (guint k = 0; k < n; k++)
-    cr_test_push_ok (h, audio_buffer (48 + k % 7, k * MS), "busy");
+    cr_test_push_ok (h, cr_fake_audio_buffer (48 + k % 7, k * MS), "busy");
   g_autoptr (GPtrArray) results = cr_test_results_after_eos (h, "busy");
   fail_unless_equals_int (results->len, n);
   for (guint k = 0; k < n; k++) {
     const GstStructure *s = g_ptr_array_index (results, k);
     cr_test_check_time (s, "timestamp", k * MS, "busy");
-    fail_unless_equals_uint64 (get_uint64 (s, "count"), (48 + k % 7) * 2);
+    fail_unless_equals_uint64 (
+        cr_fake_get_uint64 (s, "count"), (48 + k % 7) * 2);
   }
   fail_unless_equals_int (gst_harness_buffers_received (h), n);
-  teardown (h);
+  cr_fake_teardown (h);
 }
 
 GST_END_TEST;
@@ -356,11 +253,12 @@ GST_END_TEST;
 GST_START_TEST (test_flush)
 {
   g_setenv ("CR_FAKE_CUDA_LATENCY_US", "2000", TRUE);
-  GstHarness *h = cr_test_harness (cr_test_audio_caps ("F32LE", RATE, 2),
-      "monoid", "sum", "interval", "20000000", NULL);
+  GstHarness *h =
+      cr_test_harness (cr_test_audio_caps ("F32LE", CR_FAKE_RATE, 2), "monoid",
+          "sum", "interval", "20000000", NULL);
   gst_harness_play (h);
   for (guint k = 0; k < 15; k++)
-    cr_test_push_ok (h, audio_buffer (48, k * MS), "before");
+    cr_test_push_ok (h, cr_fake_audio_buffer (48, k * MS), "before");
   fail_unless (gst_harness_push_event (h, gst_event_new_flush_start ()));
   fail_unless (gst_harness_push_event (h, gst_event_new_flush_stop (TRUE)));
   GstSegment segment;
@@ -372,16 +270,16 @@ GST_START_TEST (test_flush)
               GST_ELEMENT_BUS (h->element), GST_MESSAGE_ELEMENT)))
     gst_message_unref (msg);
   for (guint k = 0; k < 50; k++)
-    cr_test_push_ok (h, audio_buffer (48, k * MS), "after");
+    cr_test_push_ok (h, cr_fake_audio_buffer (48, k * MS), "after");
   g_autoptr (GPtrArray) results = cr_test_results_after_eos (h, "after");
   fail_unless_equals_int (results->len, 3);
   for (guint k = 0; k < 3; k++) {
     const GstStructure *s = g_ptr_array_index (results, k);
     cr_test_check_time (s, "timestamp", k * 20 * MS, "after");
     fail_unless_equals_uint64 (
-        get_uint64 (s, "count"), k < 2 ? 960 * 2 : 480 * 2);
+        cr_fake_get_uint64 (s, "count"), k < 2 ? 960 * 2 : 480 * 2);
   }
-  teardown (h);
+  cr_fake_teardown (h);
 }
 
 GST_END_TEST;
@@ -390,13 +288,13 @@ GST_END_TEST;
 GST_START_TEST (test_empty_buffer)
 {
   GstHarness *h = cr_test_harness (
-      cr_test_audio_caps ("F32LE", RATE, 2), "monoid", "sum", NULL);
+      cr_test_audio_caps ("F32LE", CR_FAKE_RATE, 2), "monoid", "sum", NULL);
   gst_harness_play (h);
   GstStructure *s =
       cr_test_push_for_result (h, gst_buffer_new (), 5 * MS, "empty");
-  fail_unless_equals_uint64 (get_uint64 (s, "count"), 0);
+  fail_unless_equals_uint64 (cr_fake_get_uint64 (s, "count"), 0);
   gst_structure_free (s);
-  teardown (h);
+  cr_fake_teardown (h);
 }
 
 GST_END_TEST;
@@ -406,20 +304,20 @@ GST_END_TEST;
 GST_START_TEST (test_monoid_change)
 {
   GstHarness *h = cr_test_harness (
-      cr_test_audio_caps ("F32LE", RATE, 2), "monoid", "sum", NULL);
+      cr_test_audio_caps ("F32LE", CR_FAKE_RATE, 2), "monoid", "sum", NULL);
   gst_harness_play (h);
   GstStructure *s =
-      cr_test_push_for_result (h, audio_buffer (480, 0), 0, "sum");
+      cr_test_push_for_result (h, cr_fake_audio_buffer (480, 0), 0, "sum");
   fail_unless (gst_structure_has_field (s, "sum"));
   gst_structure_free (s);
   g_object_set (h->element, "monoid", "minmax", NULL);
   s = cr_test_push_for_result (
-      h, audio_buffer (480, 10 * MS), 10 * MS, "minmax");
+      h, cr_fake_audio_buffer (480, 10 * MS), 10 * MS, "minmax");
   fail_unless_equals_string (gst_structure_get_string (s, "monoid"), "minmax");
   fail_unless (gst_structure_has_field_typed (s, "min", G_TYPE_FLOAT)
       && !gst_structure_has_field (s, "sum"));
   gst_structure_free (s);
-  teardown (h);
+  cr_fake_teardown (h);
 }
 
 GST_END_TEST;
@@ -428,10 +326,10 @@ GST_END_TEST;
 GST_START_TEST (test_partial_element)
 {
   GstHarness *h = cr_test_harness (
-      cr_test_audio_caps ("F32LE", RATE, 2), "monoid", "sum", NULL);
+      cr_test_audio_caps ("F32LE", CR_FAKE_RATE, 2), "monoid", "sum", NULL);
   gst_harness_play (h);
   cr_test_expect_refused (h, gst_buffer_new_allocate (NULL, 10, NULL), "odd");
-  teardown (h);
+  cr_fake_teardown (h);
 }
 
 GST_END_TEST;
@@ -446,7 +344,7 @@ GST_START_TEST (test_vectorscope_shape)
   gst_video_info_set_format (&info, GST_VIDEO_FORMAT_NV12, 64, 48);
   GstStructure *s = cr_test_push_for_result (
       h, gst_buffer_new_allocate (NULL, info.size, NULL), 0, "vectorscope");
-  fail_unless_equals_uint64 (get_uint64 (s, "count"), 32 * 24);
+  fail_unless_equals_uint64 (cr_fake_get_uint64 (s, "count"), 32 * 24);
   const GValue *hist = gst_structure_get_value (s, "histogram");
   fail_unless (hist && GST_VALUE_HOLDS_ARRAY (hist), "%" GST_PTR_FORMAT, s);
   fail_unless_equals_int (gst_value_array_get_size (hist), 16);
@@ -454,7 +352,7 @@ GST_START_TEST (test_vectorscope_shape)
     fail_unless_equals_int (
         gst_value_array_get_size (gst_value_array_get_value (hist, i)), 16);
   gst_structure_free (s);
-  teardown (h);
+  cr_fake_teardown (h);
 }
 
 GST_END_TEST;
@@ -466,18 +364,21 @@ GST_START_TEST (test_large_buffers_in_chunks)
 {
   g_setenv ("CR_FAKE_CUDA_LATENCY_US", "500", TRUE);
   cr_test_set_chunk_bytes ("65536");
-  GstHarness *h = cr_test_harness (
-      cr_test_audio_caps ("F32LE", RATE, 2), "monoid", "mean_var", NULL);
+  GstHarness *h =
+      cr_test_harness (cr_test_audio_caps ("F32LE", CR_FAKE_RATE, 2), "monoid",
+          "mean_var", NULL);
   gst_harness_play (h);
-  const guint frames = 3 * RATE; /* 1.1 MiB */
+  const guint frames = 3 * CR_FAKE_RATE; /* 1.1 MiB */
   for (guint k = 0; k < 6; k++)
-    cr_test_push_ok (h, audio_buffer (frames, k * 3 * GST_SECOND), "large");
+    cr_test_push_ok (
+        h, cr_fake_audio_buffer (frames, k * 3 * GST_SECOND), "large");
   g_autoptr (GPtrArray) results = cr_test_results_after_eos (h, "large");
   fail_unless_equals_int (results->len, 6);
   for (guint k = 0; k < 6; k++)
     fail_unless_equals_uint64 (
-        get_uint64 (g_ptr_array_index (results, k), "count"), frames * 2);
-  teardown (h);
+        cr_fake_get_uint64 (g_ptr_array_index (results, k), "count"),
+        frames * 2);
+  cr_fake_teardown (h);
 }
 
 GST_END_TEST;
@@ -505,9 +406,9 @@ proposed_memory (GstHarness *h, GstCaps *caps, GstBufferPool **pool)
 GST_START_TEST (test_proposed_memory)
 {
   GstHarness *h = cr_test_harness (
-      cr_test_audio_caps ("F32LE", RATE, 2), "monoid", "sum", NULL);
+      cr_test_audio_caps ("F32LE", CR_FAKE_RATE, 2), "monoid", "sum", NULL);
   gst_harness_play (h);
-  g_autoptr (GstCaps) audio = cr_test_audio_caps ("F32LE", RATE, 2);
+  g_autoptr (GstCaps) audio = cr_test_audio_caps ("F32LE", CR_FAKE_RATE, 2);
   GstBufferPool *pool = NULL;
   GstAllocator *allocator = proposed_memory (h, audio, &pool);
   fail_unless_equals_string (allocator->mem_type, "CudaReduceHostMemory");
@@ -518,13 +419,13 @@ GST_START_TEST (test_proposed_memory)
         buf, gst_allocator_alloc (allocator, (100 + k) * 8, NULL));
     GstStructure *s =
         cr_test_push_for_result (h, buf, k * 10 * MS, "allocator");
-    fail_unless_equals_uint64 (get_uint64 (s, "count"), (100 + k) * 2);
+    fail_unless_equals_uint64 (cr_fake_get_uint64 (s, "count"), (100 + k) * 2);
     gst_structure_free (s);
     gst_buffer_unref (gst_harness_pull (h));
   }
   /* The allocator keeps the element's context, for its memory. */
   gst_object_unref (allocator);
-  teardown (h);
+  cr_fake_teardown (h);
 
   h = cr_test_harness (
       cr_test_video_caps ("GRAY8", 64, 48, 30), "monoid", "sum", NULL);
@@ -542,13 +443,13 @@ GST_START_TEST (test_proposed_memory)
         gst_buffer_pool_acquire_buffer (pool, &buf, NULL), GST_FLOW_OK);
     GstStructure *s =
         cr_test_push_for_result (h, buf, k * GST_SECOND / 30, "pool");
-    fail_unless_equals_uint64 (get_uint64 (s, "count"), 64 * 48);
+    fail_unless_equals_uint64 (cr_fake_get_uint64 (s, "count"), 64 * 48);
     gst_structure_free (s);
     gst_buffer_unref (gst_harness_pull (h));
   }
   gst_buffer_pool_set_active (pool, FALSE);
   gst_object_unref (pool);
-  teardown (h);
+  cr_fake_teardown (h);
 }
 
 GST_END_TEST;
@@ -558,7 +459,7 @@ GST_END_TEST;
 GST_START_TEST (test_recycled_memory)
 {
   GstHarness *h = cr_test_harness (
-      cr_test_audio_caps ("F32LE", RATE, 2), "monoid", "sum", NULL);
+      cr_test_audio_caps ("F32LE", CR_FAKE_RATE, 2), "monoid", "sum", NULL);
   gst_harness_play (h);
   const gsize bytes = 512 << 10;
   GstBuffer *held = gst_buffer_new_allocate (NULL, bytes, NULL);
@@ -567,13 +468,13 @@ GST_START_TEST (test_recycled_memory)
     gst_buffer_append_memory (
         buf, gst_memory_ref (gst_buffer_peek_memory (held, 0)));
     GstStructure *s = cr_test_push_for_result (h, buf, k * GST_SECOND, "again");
-    fail_unless_equals_uint64 (get_uint64 (s, "count"), bytes / 4);
+    fail_unless_equals_uint64 (cr_fake_get_uint64 (s, "count"), bytes / 4);
     gst_structure_free (s);
     gst_buffer_unref (gst_harness_pull (h));
   }
   /* The registration keeps the context until the memory goes. */
   gst_buffer_unref (held);
-  teardown (h);
+  cr_fake_teardown (h);
 }
 
 GST_END_TEST;
@@ -581,23 +482,24 @@ GST_END_TEST;
 /* attach-meta=true: each buffer passed on carries its result. */
 GST_START_TEST (test_result_meta)
 {
-  GstHarness *h = cr_test_harness (cr_test_audio_caps ("F32LE", RATE, 2),
-      "monoid", "minmax", "attach-meta", "true", NULL);
+  GstHarness *h =
+      cr_test_harness (cr_test_audio_caps ("F32LE", CR_FAKE_RATE, 2), "monoid",
+          "minmax", "attach-meta", "true", NULL);
   gst_harness_play (h);
   for (guint k = 0; k < 3; k++) {
     GstStructure *s = cr_test_push_for_result (
-        h, audio_buffer (480, k * 10 * MS), k * 10 * MS, "meta");
+        h, cr_fake_audio_buffer (480, k * 10 * MS), k * 10 * MS, "meta");
     gst_structure_free (s);
     g_autoptr (GstBuffer) out = gst_harness_pull (h);
     GstCustomMeta *meta =
         gst_buffer_get_custom_meta (out, "GstCudaReduceResultMeta");
     fail_unless (meta != NULL, "buffer %u has no result", k);
     const GstStructure *r = gst_custom_meta_get_structure (meta);
-    fail_unless_equals_uint64 (get_uint64 (r, "count"), 960);
+    fail_unless_equals_uint64 (cr_fake_get_uint64 (r, "count"), 960);
     cr_test_check_time (r, "timestamp", k * 10 * MS, "meta");
     fail_unless (gst_structure_has_field (r, "min"));
   }
-  teardown (h);
+  cr_fake_teardown (h);
 }
 
 GST_END_TEST;
@@ -615,22 +517,22 @@ GST_START_TEST (test_tensor_input)
   guint channels = 0;
   fail_unless (gst_structure_get_uint (s, "channels", &channels));
   fail_unless_equals_int (channels, 4);
-  fail_unless_equals_uint64 (get_uint64 (s, "count"), 100);
+  fail_unless_equals_uint64 (cr_fake_get_uint64 (s, "count"), 100);
   const GValue *v = gst_structure_get_value (s, "sumsq");
   fail_unless (v && gst_value_array_get_size (v) == 4);
   fail_unless (G_VALUE_HOLDS_INT64 (gst_value_array_get_value (v, 0)));
   gst_structure_free (s);
-  teardown (h);
+  cr_fake_teardown (h);
 
   h = cr_test_harness (cr_test_tensor_rows_caps (CR_TYPE_INT16, 4, 25),
       "monoid", "sum", "component", "2", NULL);
   gst_harness_play (h);
   s = cr_test_push_for_result (
       h, gst_buffer_new_allocate (NULL, 4 * 25 * 2, NULL), 0, "component");
-  fail_unless_equals_uint64 (get_uint64 (s, "count"), 25);
+  fail_unless_equals_uint64 (cr_fake_get_uint64 (s, "count"), 25);
   fail_unless (gst_structure_has_field_typed (s, "sum", G_TYPE_INT64));
   gst_structure_free (s);
-  teardown (h);
+  cr_fake_teardown (h);
 }
 
 GST_END_TEST;
@@ -649,45 +551,7 @@ GST_START_TEST (test_percentiles_shape)
   fail_unless (G_VALUE_HOLDS_DOUBLE (gst_value_array_get_value (p, 0)));
   fail_unless (gst_structure_has_field_typed (s, "below", G_TYPE_UINT64));
   gst_structure_free (s);
-  teardown (h);
-}
-
-GST_END_TEST;
-
-/* A monoid that does not compile (the fake NVRTC's log has an error
- * line): the error names it, the debug text has the log and the numbered
- * source, and no result is posted. */
-GST_START_TEST (test_compile_error)
-{
-  g_setenv ("CR_FAKE_NVRTC_FAIL", "Compile", TRUE);
-  /* A source of its own, which no earlier run left in the cache. */
-  g_autofree gchar *load =
-      g_strdup_printf ("Acc r; r.s = x; /* %08x%08x */ return r;",
-          g_random_int (), g_random_int ());
-  GstHarness *h = cr_test_harness (cr_test_audio_caps ("F32LE", RATE, 2),
-      "monoid", "mine", "accumulator", "s:wide", "load", load, "combine",
-      "Acc r; r.s = a.s + b.s; return r;", "identity",
-      "Acc r; r.s = 0; return r;", NULL);
-  gst_harness_play (h);
-  fail_if (gst_harness_push (h, audio_buffer (480, 0)) == GST_FLOW_OK);
-  g_autoptr (GstMessage) msg = cr_test_pop_error (h);
-  fail_unless (msg != NULL);
-  g_autoptr (GError) error = NULL;
-  g_autofree gchar *debug = NULL;
-  gst_message_parse_error (msg, &error, &debug);
-  fail_unless (
-      g_error_matches (error, GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_SETTINGS),
-      "%s", error->message);
-  fail_unless (strstr (error->message, "does not compile")
-          && strstr (error->message, "the fake refuses this monoid"),
-      "%s", error->message);
-  fail_unless (debug && strstr (debug, "NVRTC log")
-          && strstr (debug, "a fake warning")
-          && strstr (debug, "Generated source"),
-      "%s", debug);
-  expect_no_result (h);
-  g_unsetenv ("CR_FAKE_NVRTC_FAIL");
-  teardown (h);
+  cr_fake_teardown (h);
 }
 
 GST_END_TEST;
@@ -696,22 +560,23 @@ GST_END_TEST;
  * layout, and an interval under way is not carried across. */
 GST_START_TEST (test_caps_change)
 {
-  GstHarness *h = cr_test_harness (cr_test_audio_caps ("F32LE", RATE, 2),
-      "monoid", "sumsq", "per-channel", "true", NULL);
+  GstHarness *h =
+      cr_test_harness (cr_test_audio_caps ("F32LE", CR_FAKE_RATE, 2), "monoid",
+          "sumsq", "per-channel", "true", NULL);
   gst_harness_play (h);
   GstStructure *s =
-      cr_test_push_for_result (h, audio_buffer (480, 0), 0, "stereo");
+      cr_test_push_for_result (h, cr_fake_audio_buffer (480, 0), 0, "stereo");
   fail_unless_equals_int (
       gst_value_array_get_size (gst_structure_get_value (s, "sumsq")), 2);
   gst_structure_free (s);
-  gst_harness_set_src_caps (h, cr_test_audio_caps ("F32LE", RATE, 1));
+  gst_harness_set_src_caps (h, cr_test_audio_caps ("F32LE", CR_FAKE_RATE, 1));
   GstBuffer *mono = gst_buffer_new_allocate (NULL, 480 * 4, NULL);
   s = cr_test_push_for_result (h, mono, 10 * MS, "mono");
   fail_unless_equals_int (
       gst_value_array_get_size (gst_structure_get_value (s, "sumsq")), 1);
-  fail_unless_equals_uint64 (get_uint64 (s, "count"), 480);
+  fail_unless_equals_uint64 (cr_fake_get_uint64 (s, "count"), 480);
   gst_structure_free (s);
-  teardown (h);
+  cr_fake_teardown (h);
 }
 
 GST_END_TEST;
@@ -720,19 +585,20 @@ GST_END_TEST;
  * buffer is reduced with no error. */
 GST_START_TEST (test_threshold_change)
 {
-  GstHarness *h = cr_test_harness (cr_test_audio_caps ("F32LE", RATE, 2),
-      "monoid", "count_gt", "threshold", "0.5", NULL);
+  GstHarness *h =
+      cr_test_harness (cr_test_audio_caps ("F32LE", CR_FAKE_RATE, 2), "monoid",
+          "count_gt", "threshold", "0.5", NULL);
   gst_harness_play (h);
   gst_structure_free (
-      cr_test_push_for_result (h, audio_buffer (480, 0), 0, "first"));
+      cr_test_push_for_result (h, cr_fake_audio_buffer (480, 0), 0, "first"));
   for (guint k = 1; k < 10; k++) {
     g_object_set (h->element, "threshold", 0.1 * k, NULL);
     GstStructure *s = cr_test_push_for_result (
-        h, audio_buffer (480, k * 10 * MS), k * 10 * MS, "threshold");
+        h, cr_fake_audio_buffer (480, k * 10 * MS), k * 10 * MS, "threshold");
     fail_unless (gst_structure_has_field_typed (s, "greater", G_TYPE_UINT64));
     gst_structure_free (s);
   }
-  teardown (h);
+  cr_fake_teardown (h);
 }
 
 GST_END_TEST;
@@ -750,194 +616,25 @@ GST_START_TEST (test_tee_of_two)
       "t. ! queue ! cudareduce name=b monoid=minmax async-depth=1 ! fakesink",
       &error);
   fail_unless (p != NULL, "%s", error ? error->message : "");
-  GstBus *bus = gst_element_get_bus (p);
-  fail_if (
-      gst_element_set_state (p, GST_STATE_PLAYING) == GST_STATE_CHANGE_FAILURE);
-  guint a = 0, b = 0;
-  GstClockTime last_a = 0, last_b = 0;
-  for (;;) {
-    g_autoptr (GstMessage) msg = gst_bus_timed_pop_filtered (bus, CR_TEST_WAIT,
-        GST_MESSAGE_ELEMENT | GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
-    fail_unless (msg != NULL, "no EOS");
-    fail_if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR, "an error");
-    if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS)
-      break;
-    const GstStructure *s = gst_message_get_structure (msg);
-    if (!gst_structure_has_name (s, "cudareduce"))
-      continue;
+  g_autoptr (GPtrArray) results = cr_fake_play_to_eos (p, "tee");
+  guint n[2] = { 0, 0 };
+  GstClockTime last[2] = { 0, 0 };
+  for (guint k = 0; k < results->len; k++) {
+    const GstStructure *s = g_ptr_array_index (results, k);
+    const guint from =
+        g_str_equal (gst_structure_get_string (s, "element"), "b");
     guint64 ts = 0;
     fail_unless (gst_structure_get_uint64 (s, "timestamp", &ts));
-    fail_unless_equals_uint64 (get_uint64 (s, "count"), 65536 * 2);
-    const gboolean from_a = g_str_equal (GST_OBJECT_NAME (msg->src), "a");
-    guint *n = from_a ? &a : &b;
-    GstClockTime *last = from_a ? &last_a : &last_b;
-    fail_unless (*n == 0 || ts > *last, "results out of order");
-    *last = ts;
-    (*n)++;
+    fail_unless_equals_uint64 (cr_fake_get_uint64 (s, "count"), 65536 * 2);
+    fail_unless (n[from] == 0 || ts > last[from], "results out of order");
+    last[from] = ts;
+    n[from]++;
   }
-  fail_unless_equals_int (a, 60);
-  fail_unless_equals_int (b, 60);
+  fail_unless_equals_int (n[0], 60);
+  fail_unless_equals_int (n[1], 60);
   gst_element_set_state (p, GST_STATE_NULL);
-  gst_object_unref (bus);
   gst_object_unref (p);
-  fail_unless_equals_int (live_contexts (), 0);
-}
-
-GST_END_TEST;
-
-/* Starting: no GPU, an id out of range, a context that cannot be made. */
-static GstStateChangeReturn
-start (GstElement *e)
-{
-  GstBus *bus = gst_bus_new ();
-  gst_element_set_bus (e, bus);
-  gst_object_unref (bus);
-  return gst_element_set_state (e, GST_STATE_PAUSED);
-}
-
-static void
-expect_start_error (const gchar *device_id, GQuark domain, gint code,
-    const gchar *m1, const gchar *m2)
-{
-  GstElement *e = gst_element_factory_make ("cudareduce", NULL);
-  if (device_id)
-    gst_util_set_object_arg (G_OBJECT (e), "cuda-device-id", device_id);
-  fail_unless_equals_int (start (e), GST_STATE_CHANGE_FAILURE);
-  fail_unless_equals_int (live_contexts (), 0);
-  g_autoptr (GstMessage) msg =
-      gst_bus_pop_filtered (GST_ELEMENT_BUS (e), GST_MESSAGE_ERROR);
-  fail_unless (msg != NULL);
-  g_autoptr (GError) error = NULL;
-  gst_message_parse_error (msg, &error, NULL);
-  fail_unless (error->domain == domain && error->code == code, "%s %d: %s",
-      g_quark_to_string (error->domain), error->code, error->message);
-  fail_unless (
-      strstr (error->message, m1) && (!m2 || strstr (error->message, m2)), "%s",
-      error->message);
-  gst_element_set_state (e, GST_STATE_NULL);
-  gst_bus_set_flushing (GST_ELEMENT_BUS (e), TRUE);
-  gst_object_unref (e);
-}
-
-GST_START_TEST (test_start_errors)
-{
-  g_setenv ("CR_FAKE_CUDA_DEVICES", "2", TRUE);
-  expect_start_error ("2", GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NOT_FOUND,
-      "cuda-device-id=2 is out of range", "2 GPUs");
-  g_setenv ("CR_FAKE_CUDA_DEVICES", "0", TRUE);
-  expect_start_error (NULL, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NOT_FOUND,
-      "reports no GPU", NULL);
-  g_setenv ("CR_FAKE_CUDA_DEVICES", "1", TRUE);
-  g_setenv ("CR_FAKE_CUDA_FAIL", "CtxCreate", TRUE);
-  expect_start_error (NULL, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_FAILED,
-      "CUDA context", "CUDA_ERROR_OUT_OF_MEMORY");
-}
-
-GST_END_TEST;
-
-/* CUDA calls that fail on the way to a result: each is an element error
- * that names the call and the CUDA error, and no result is posted. */
-static void
-expect_buffer_error (const gchar *call, const gchar *code, const gchar *name)
-{
-  g_setenv ("CR_FAKE_CUDA_FAIL", call, TRUE);
-  g_setenv ("CR_FAKE_CUDA_ERROR", code, TRUE);
-  GstHarness *h = cr_test_harness (
-      cr_test_audio_caps ("F32LE", RATE, 2), "monoid", "sum", NULL);
-  gst_harness_play (h);
-  /* A launch fails on this thread; a wait on the results thread, after
-   * the push returned. Either way the error is posted, and the next push
-   * fails. */
-  gst_harness_push (h, audio_buffer (4800, 0));
-  expect_error (h, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_FAILED, name, NULL);
-  const GstFlowReturn ret = gst_harness_push (h, audio_buffer (4800, 100 * MS));
-  fail_unless (
-      ret != GST_FLOW_OK, "%s: push after the error returned ok", call);
-  expect_no_result (h);
-  teardown (h);
-}
-
-GST_START_TEST (test_launch_fails)
-{
-  expect_buffer_error (
-      "LaunchKernel", "701", "CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES");
-}
-
-GST_END_TEST;
-
-GST_START_TEST (test_wait_fails)
-{
-  expect_buffer_error ("EventSynchronize", "719", "CUDA_ERROR_LAUNCH_FAILED");
-}
-
-GST_END_TEST;
-
-/* Memory for the program's buffers, allocated with the first caps. */
-GST_START_TEST (test_alloc_fails)
-{
-  expect_buffer_error ("MemAlloc", "2", "CUDA_ERROR_OUT_OF_MEMORY");
-}
-
-GST_END_TEST;
-
-/* A monoid whose kernels fault (fake-nvrtc.c marks its image): the
- * element says the monoid's code faulted, and nothing is posted. */
-GST_START_TEST (test_monoid_faults)
-{
-  if (unforked ("test_monoid_faults"))
-    return;
-  GstHarness *h = cr_test_harness (cr_test_audio_caps ("F32LE", RATE, 1),
-      "monoid", "bad", "accumulator", "s:wide", "load",
-      "Acc r; r.s = x; /* CR_FAKE_FAULTS */ return r;", "combine",
-      "Acc r; r.s = a.s + b.s; return r;", "identity",
-      "Acc r; r.s = 0; return r;", NULL);
-  gst_harness_play (h);
-  gst_harness_push (h, audio_buffer (4800, 0));
-  expect_error (h, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_FAILED,
-      "after a fault in the monoid's code", "CUDA_ERROR_ILLEGAL_ADDRESS", NULL);
-  expect_no_result (h);
-  teardown (h);
-}
-
-GST_END_TEST;
-
-/* A monoid whose kernels never end: gpu-timeout gives up on it with an
- * error, refuses further buffers, and stopping returns at once. */
-GST_START_TEST (test_monoid_never_ends)
-{
-  if (unforked ("test_monoid_never_ends"))
-    return;
-  GstHarness *h = cr_test_harness (cr_test_audio_caps ("F32LE", RATE, 1),
-      "monoid", "spin", "accumulator", "s:wide", "load",
-      "Acc r; r.s = x; /* CR_FAKE_NEVER_ENDS */ return r;", "combine",
-      "Acc r; r.s = a.s + b.s; return r;", "identity",
-      "Acc r; r.s = 0; return r;", "gpu-timeout", "500000000", NULL);
-  gst_harness_play (h);
-  const gint64 t0 = g_get_monotonic_time ();
-  gst_harness_push (h, audio_buffer (4800, 0));
-  expect_error (h, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_FAILED,
-      "did not finish", "spin", "gpu-timeout", NULL);
-  const gint64 waited = g_get_monotonic_time () - t0;
-  fail_unless (
-      waited < 30 * G_USEC_PER_SEC, "the error took %.1f s", waited / 1e6);
-  /* The error is posted before the queue refuses (so that it is the
-   * first on the bus): a push may slip in between, not after. */
-  GstFlowReturn ret = GST_FLOW_OK;
-  for (guint k = 1; k <= 100 && ret == GST_FLOW_OK; k++) {
-    ret = gst_harness_push (h, audio_buffer (4800, k * 100 * MS));
-    if (ret == GST_FLOW_OK)
-      g_usleep (10000);
-  }
-  fail_unless_equals_int (ret, GST_FLOW_ERROR);
-  expect_no_result (h);
-  const gint64 t1 = g_get_monotonic_time ();
-  gst_bus_set_flushing (GST_ELEMENT_BUS (h->element), TRUE);
-  gst_harness_teardown (h);
-  fail_unless (g_get_monotonic_time () - t1 < 10 * G_USEC_PER_SEC,
-      "stopping waited for the kernel");
-  /* Its context is left to the kernel on purpose (docs/element.md,
-   * "Errors"): destroying it would wait for the kernel. */
-  fail_unless_equals_int (live_contexts (), 1);
+  fail_unless_equals_int (cr_fake_live_contexts (), 0);
 }
 
 GST_END_TEST;
@@ -954,32 +651,14 @@ GST_START_TEST (test_pipeline_restarts)
       "cudareduce monoid=sumsq+minmax per-channel=true ! fakesink",
       &error);
   fail_unless (p != NULL, "%s", error ? error->message : "");
-  GstBus *bus = gst_element_get_bus (p);
   for (guint run = 0; run < 3; run++) {
-    fail_if (gst_element_set_state (p, GST_STATE_PLAYING)
-        == GST_STATE_CHANGE_FAILURE);
-    guint results = 0;
-    gboolean eos = FALSE;
-    while (!eos) {
-      g_autoptr (GstMessage) msg =
-          gst_bus_timed_pop_filtered (bus, CR_TEST_WAIT,
-              GST_MESSAGE_ELEMENT | GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
-      fail_unless (msg != NULL, "run %u: no EOS", run);
-      fail_if (
-          GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR, "run %u: error", run);
-      if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS)
-        eos = TRUE;
-      else if (gst_structure_has_name (
-                   gst_message_get_structure (msg), "cudareduce"))
-        results++;
-    }
-    fail_unless_equals_int (results, 40);
+    g_autoptr (GPtrArray) results = cr_fake_play_to_eos (p, "restarts");
+    fail_unless_equals_int (results->len, 40);
     fail_if (
         gst_element_set_state (p, GST_STATE_NULL) == GST_STATE_CHANGE_FAILURE);
   }
-  gst_object_unref (bus);
   gst_object_unref (p);
-  fail_unless_equals_int (live_contexts (), 0);
+  fail_unless_equals_int (cr_fake_live_contexts (), 0);
 }
 
 GST_END_TEST;
@@ -990,7 +669,7 @@ element_fake_suite (void)
   Suite *s = suite_create ("element-fake");
   TCase *tc = tcase_create ("fake-gpu");
   cr_test_check_objects (tc);
-  tcase_add_checked_fixture (tc, reset_fake, NULL);
+  tcase_add_checked_fixture (tc, cr_fake_reset, NULL);
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_message_per_buffer);
   tcase_add_test (tc, test_per_channel_fields);
@@ -1010,16 +689,9 @@ element_fake_suite (void)
   tcase_add_test (tc, test_result_meta);
   tcase_add_test (tc, test_tensor_input);
   tcase_add_test (tc, test_percentiles_shape);
-  tcase_add_test (tc, test_compile_error);
   tcase_add_test (tc, test_caps_change);
   tcase_add_test (tc, test_threshold_change);
   tcase_add_test (tc, test_tee_of_two);
-  tcase_add_test (tc, test_start_errors);
-  tcase_add_test (tc, test_launch_fails);
-  tcase_add_test (tc, test_wait_fails);
-  tcase_add_test (tc, test_alloc_fails);
-  tcase_add_test (tc, test_monoid_faults);
-  tcase_add_test (tc, test_monoid_never_ends);
   tcase_add_test (tc, test_pipeline_restarts);
   return s;
 }
