@@ -5,6 +5,7 @@
  *                     [--bins=N] [--percentiles=P,...] [--pair=X,Y] MONOID
  *   cudareduce-monoid [...] --load=BODY --accumulator=FIELDS ... [NAME]
  *   cudareduce-monoid --fill-cache [--type=TYPE|all] [--arch=SM] [...] MONOID
+ *   cudareduce-monoid [--fill-cache] [--type=...] [--arch=SM] --all
  *   cudareduce-monoid --list
  *
  * MONOID is what the element's `monoid` property takes: a built-in name, a
@@ -21,7 +22,8 @@
  * monoid (cr_kernels_variants: with or without the pitched kernel, one
  * result or per channel with each packed kernel) into the element's kernel
  * cache, for the GPU at hand or --arch's, so that a pipeline's first start
- * loads them rather than waiting for NVRTC. */
+ * loads them rather than waiting for NVRTC. --all does it for every
+ * built-in in turn (a packager's or an administrator's one command). */
 #include "cr-compiler.h"
 #include "cr-cuda.h"
 #include "cr-error.h"
@@ -40,6 +42,7 @@ static gboolean single_option;
 static gboolean source_option;
 static gboolean list_option;
 static gboolean fill_option;
+static gboolean all_option;
 static gint bins_option;
 static gchar *percentiles_option;
 static gchar *pair_option;
@@ -61,6 +64,10 @@ static const GOptionEntry entries[] = {
       "type, one result and per channel, frames and contiguous data) into "
       "its kernel cache, for the GPU at hand or --arch's: a pipeline's first "
       "start then loads them (--single: those of one result only)",
+      NULL },
+  { "all", 0, 0, G_OPTION_ARG_NONE, &all_option,
+      "Every built-in monoid in turn, instead of MONOID (with --fill-cache: "
+      "the cache for all of them, in one command)",
       NULL },
   { "source", 's', 0, G_OPTION_ARG_NONE, &source_option,
       "Print the generated CUDA source of each program", NULL },
@@ -558,18 +565,38 @@ main (int argc, char **argv)
       return 2;
     }
   }
-  if (argc < 2 && !is_inline ()) {
+  if (all_option
+      && (argc > 1 || is_inline () || bins_option || percentiles_option
+          || pair_option)) {
+    g_printerr ("cudareduce-monoid: --all checks the built-ins as they are: "
+                "give no MONOID, inline monoid, --bins, --percentiles or "
+                "--pair with it\n");
+    return 2;
+  }
+  if (argc < 2 && !is_inline () && !all_option) {
     g_autofree gchar *help = g_option_context_get_help (context, TRUE, NULL);
     g_printerr ("%s", help);
     return 2;
   }
   if (arch_option != G_MININT && !check_arch (arch_option))
     return 2;
-  g_autoptr (CrMonoid) monoid = load_monoid (argc > 1 ? argv[1] : NULL, &error);
-  if (monoid == NULL) {
-    g_autofree gchar *message = shown (error->message, TRUE);
-    g_print ("%s\n", message);
-    return 1;
+  g_auto (GStrv) names =
+      all_option ? cr_monoid_builtin_names () : g_new0 (gchar *, 2);
+  if (!all_option)
+    names[0] = g_strdup (argc > 1 ? argv[1] : NULL);
+  /* Loaded first: a bad monoid is said before anything is compiled. */
+  g_autoptr (GPtrArray) monoids =
+      g_ptr_array_new_with_free_func ((GDestroyNotify)cr_monoid_unref);
+  for (guint k = 0; k == 0 || names[k]; k++) {
+    CrMonoid *monoid = load_monoid (names[k], &error);
+    if (monoid == NULL) {
+      g_autofree gchar *message = shown (error->message, TRUE);
+      g_print ("%s\n", message);
+      return 1;
+    }
+    g_ptr_array_add (monoids, monoid);
+    if (names[k] == NULL)
+      break;
   }
   const gchar *where = "--arch";
   gint arch = arch_option;
@@ -602,12 +629,20 @@ main (int argc, char **argv)
     g_print ("%s\n", message);
     return 1;
   }
-  g_autofree gchar *name = shown (monoid->name, FALSE);
-  g_autofree gchar *origin = shown (monoid->origin, FALSE);
-  g_print ("monoid %s (%s), for sm_%d (%s)\n", name, origin, arch, where);
   if (fill_option) {
     g_autofree gchar *dir = shown (cache_dir, FALSE);
     g_print ("filling the kernel cache in %s\n", dir);
   }
-  return check_types (monoid, first, last, arch) ? 0 : 1;
+  gboolean ok = TRUE;
+  for (guint k = 0; k < monoids->len; k++) {
+    CrMonoid *monoid = g_ptr_array_index (monoids, k);
+    g_autofree gchar *name = shown (monoid->name, FALSE);
+    g_autofree gchar *origin = shown (monoid->origin, FALSE);
+    g_print ("monoid %s (%s), for sm_%d (%s)\n", name, origin, arch, where);
+    ok &= check_types (monoid, first, last, arch);
+  }
+  if (monoids->len > 1)
+    g_print ("%u monoids: %s\n", monoids->len,
+        ok ? "every one compiles" : "NOT every one compiles (above)");
+  return ok ? 0 : 1;
 }

@@ -150,6 +150,14 @@ expect 0 "sum on uint8: 10 programs in the cache (0 compiled, in 0.0 s of NVRTC;
 expect 0 "sum on float64: 2 programs in the cache (2 compiled" --fill-cache --arch 90 --type float64 --single sum
 [ "$(find "$tmp/cache" -name '*.bin' | wc -l)" = 12 ] ||
   fail "--fill-cache left $(find "$tmp/cache" -name '*.bin' | wc -l) images, not 12"
+# --all: every built-in in turn, here into the cache (one type, one result
+# each, to keep it short); a MONOID beside it is refused.
+expect 0 "monoids: every one compiles" --fill-cache --all --arch 90 --type uint8 --single
+case $out in
+  *"signalstats on uint8: 2 programs in the cache"*) ;;
+  *) fail "--fill-cache --all did not fill signalstats: $out" ;;
+esac
+expect 2 "--all checks the built-ins as they are" --all sum
 # A cache directory others can write to: refused, as the element refuses it.
 mkdir -m 0777 "$tmp/open"
 GST_CUDAREDUCE_CACHE_DIR="$tmp/open" expect 1 "the kernel cache:" --fill-cache --arch 90 --type uint8 --single sum
