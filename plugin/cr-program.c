@@ -503,6 +503,8 @@ cr_program_new_with (CrMonoid *monoid, CrType in, CrKernels kernels)
   g_string_append (s, kernel_template (per_channel));
   if (p->bins)
     append_kernel (s, "histogram.cu");
+  if (kernels & CR_KERNELS_WINDOW)
+    append_kernel (s, "window.cu");
   p->source = g_string_free (s, FALSE);
   return p;
 }

@@ -28,6 +28,9 @@ typedef enum {
   CR_KERNELS_VEC2 = 1 << 2,
   CR_KERNELS_VEC4 = 1 << 3,
   CR_KERNELS_VEC8 = 1 << 4,
+  /* A sliding window's result from its hops' states (kernels/window.cu):
+   * for an element with a window longer than its interval. */
+  CR_KERNELS_WINDOW = 1 << 5,
 } CrKernels;
 
 #define CR_KERNELS_PER_CHANNEL \

@@ -143,7 +143,7 @@ submit_pairs (CrReducer *r, const CrPairs *pairs, const guint8 *ctx,
   } else {
     ok = count_copied (r, pairs, ctx, carry, result, error);
   }
-  if (!ok)
+  if (!ok || !cr_reducer_end_window (r, options, ctx, result, job, error))
     return FALSE;
   CR_CHECK (r->device->cu->EventRecord (job->done, r->device->stream),
       "Recording a CUDA event");

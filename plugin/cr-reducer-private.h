@@ -4,6 +4,7 @@
 #include "cr-geometry.h"
 #include "cr-reducer.h"
 #include "cr-staging.h"
+#include "cr-window-ring.h"
 
 G_BEGIN_DECLS
 
@@ -73,6 +74,9 @@ struct _CrReducer {
   guint bin_copies; /* shared copies of the counters per block */
   guint bin_blocks; /* resident blocks with those */
   guint binned_blocks; /* the same for the binned kernels */
+  /* A sliding window's hops (cr_reducer_set_window). */
+  CrWindowRing window;
+  guint window_hops; /* asked for: 0, or 2 and more */
 
   /* Reductions gathered for the next batch (cr-batch.c); used by one
    * thread at a time, like submission. */
@@ -132,6 +136,12 @@ gboolean cr_reducer_take_event (CrReducer *r, CrJob *job, GError **error);
 /* Gives @job's slot, arena and event back to the reducer's pools and
  * frees it (the last reference went, cr-job.c). */
 void cr_reducer_recycle_job (CrReducer *r, CrJob *job);
+/* After the launches of a submission with @options that ends a hop of a
+ * window: keeps the hop's state in the ring and, where the result spans
+ * more than this hop, combines the ring's into @result; @job's count
+ * becomes the window's. Nothing for other submissions. */
+gboolean cr_reducer_end_window (CrReducer *r, const CrSubmitOptions *options,
+    const guint8 *ctx, CUdeviceptr result, CrJob *job, GError **error);
 /* Forgets what is gathered for the next batch (cr_reducer_drop_gathered),
  * keeping its arena for the next. */
 void cr_reducer_forget_gathered (CrReducer *r);

@@ -63,6 +63,8 @@ load_module (CrReducer *r, gchar **log, GError **error)
     CR_CHECK (cu->ModuleGetFunction (&r->binned_pitched_function, r->module,
                   "cr_reduce_binned_pitched"),
         "Finding the pitched reduction kernel that counts bins");
+  if (!cr_window_ring_load (&r->window, cu, r->module, r->program, error))
+    return FALSE;
   if (!r->program->per_channel)
     return TRUE;
   CR_CHECK (cu->ModuleGetFunction (
@@ -165,6 +167,9 @@ allocate_for_channels (CrReducer *r, guint channels, GError **error)
   if (p->bins && !allocate_bins (r, channels, error))
     return FALSE;
   r->channels = channels;
+  if (!cr_window_ring_allocate (
+          &r->window, cu, p, r->window_hops, channels, error))
+    return FALSE;
   /* Whole 64-byte lines, so that two jobs' results never share one. */
   r->slot_bytes = (MAX (channels * p->out.size, 1) + 63) / 64 * 64;
   return TRUE;
@@ -287,6 +292,7 @@ cr_reducer_free (CrReducer *r)
     if (r->module)
       cu->ModuleUnload (r->module);
   }
+  cr_window_ring_free (&r->window, cu, in_context);
   /* Host memory, freed even when the context is gone. */
   free_arenas (r, in_context);
   if (in_context)
@@ -785,6 +791,8 @@ submit (CrReducer *r, const CrRegion *region, const guint8 *ctx,
   } else if (!reduce_staged (r, region->data, bytes, ctx, &start, error)) {
     return FALSE;
   }
+  if (!cr_reducer_end_window (r, options, ctx, start.result, job, error))
+    return FALSE;
   CR_CHECK (r->device->cu->EventRecord (job->done, r->device->stream),
       "Recording a CUDA event");
   return TRUE;
@@ -868,6 +876,65 @@ guint
 cr_reducer_channels (const CrReducer *r)
 {
   return r->channels;
+}
+
+gboolean
+cr_reducer_set_window (CrReducer *r, guint hops, GError **error)
+{
+  hops = hops < 2 ? 0 : hops;
+  if (hops == r->window_hops)
+    return TRUE;
+  if (hops && !(r->program->kernels & CR_KERNELS_WINDOW)) {
+    g_set_error (error, CR_ERROR, CR_ERROR_INPUT,
+        "The program of monoid %s was built without a window's kernels",
+        r->program->monoid->name);
+    return FALSE;
+  }
+  if (!cr_device_push (r->device, error))
+    return FALSE;
+  /* Queued launches may still use the old ring. */
+  gboolean ok = cr_device_sync (r->device, error);
+  if (ok) {
+    r->window_hops = hops;
+    ok = cr_window_ring_allocate (
+        &r->window, r->device->cu, r->program, hops, r->channels, error);
+  }
+  cr_device_pop (r->device);
+  return ok;
+}
+
+guint
+cr_reducer_window (const CrReducer *r)
+{
+  return MAX (r->window_hops, 1);
+}
+
+gboolean
+cr_reducer_ends_window (const CrReducer *r, const CrSubmitOptions *options)
+{
+  return r->window_hops >= 2 && options != NULL && !options->discard_result;
+}
+
+gboolean
+cr_reducer_end_window (CrReducer *r, const CrSubmitOptions *options,
+    const guint8 *ctx, CUdeviceptr result, CrJob *job, GError **error)
+{
+  if (!cr_reducer_ends_window (r, options))
+    return TRUE;
+  const CrHopEnd end = {
+    .state = r->state,
+    .bin_state = r->bin_state,
+    .result = result,
+    .hop = options->hop,
+    .window_hops = options->window_hops,
+    .rows = job->count / r->channels,
+  };
+  guint64 rows = 0;
+  if (!cr_window_ring_end_hop (&r->window, r->device->cu, r->device->stream,
+          r->program, &end, ctx, &rows, error))
+    return FALSE;
+  job->count = rows * r->channels;
+  return TRUE;
 }
 
 void

@@ -69,7 +69,27 @@ typedef struct {
   guint64 rows_before;
   /* Only advance the state; the job's result is not produced. */
   gboolean discard_result;
+  /* With a sliding window (cr_reducer_set_window), a result ends hop
+   * @hop, counted from the window's start afresh, and spans the last
+   * @window_hops hops, this one's included (fewer than the window's while
+   * it first fills). */
+  guint window_hops;
+  guint64 hop;
 } CrSubmitOptions;
+
+/* Keeps the states of the last @hops hops on the device, so that a result
+ * spans them (CrSubmitOptions): a sliding window of @hops intervals. 0 or
+ * 1: none, each result its own hop's. The program needs
+ * CR_KERNELS_WINDOW. Only between jobs; with a change of channels the
+ * window starts afresh. */
+gboolean cr_reducer_set_window (CrReducer *reducer, guint hops, GError **error);
+/* The hops a result spans at most: 1 without a window. */
+guint cr_reducer_window (const CrReducer *reducer);
+/* Whether a submission with @options ends a hop of a sliding window: it
+ * then launches on its own, never in a batch (cr-batch.h), whose state
+ * after it would be the next hop's. */
+gboolean cr_reducer_ends_window (
+    const CrReducer *reducer, const CrSubmitOptions *options);
 
 /* Queues the reduction of @region with context @ctx and returns without
  * waiting for the GPU (cr-job.h waits for it and reads the result). The host data must stay valid and unchanged until

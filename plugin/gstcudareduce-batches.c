@@ -131,8 +131,9 @@ submit_one (GstCudaReduceBatches *b, CrReducer *reducer,
     const guint8 *ctx, const CrSubmitOptions *options,
     GstCudaReduceReduction *r, gboolean *launches, GError **error)
 {
-  const gboolean gather =
-      pairs == NULL && cr_reducer_can_gather (reducer, region);
+  const gboolean gather = pairs == NULL
+      && cr_reducer_can_gather (reducer, region)
+      && !cr_reducer_ends_window (reducer, options);
 
   /* One batch open at a time, launched before anything that cannot join
    * it, so that launches keep the order of the stream (the state an
@@ -230,6 +231,8 @@ submit_slice (GstCudaReduceBatches *b, CrReducer *const *reducers,
   GstCudaReduceReduction r = {
     .timestamp = slice->timestamp,
     .duration = slice->duration,
+    .window_hops = slice->options.window_hops,
+    .window_size = slice->window_size,
   };
   if (slice->emit) {
     r.stream_time =

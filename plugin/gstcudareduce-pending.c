@@ -216,7 +216,7 @@ set_field (GstStructure *s, const GstCudaReducePending *p, guint f,
  * lock, once per field of every message. */
 static struct {
   GQuark name, timestamp, stream_time, running_time, duration, monoid, count,
-      channels, counts;
+      channels, counts, window_complete;
 } q;
 
 static void
@@ -233,6 +233,7 @@ init_quarks (void)
     q.count = g_quark_from_static_string ("count");
     q.channels = g_quark_from_static_string ("channels");
     q.counts = g_quark_from_static_string ("counts");
+    q.window_complete = g_quark_from_static_string ("window-complete");
     g_once_init_leave (&done, 1);
   }
 }
@@ -254,6 +255,9 @@ result_structure (const GstCudaReducePending *p,
       q.running_time, G_TYPE_UINT64, r->running_time, q.duration, G_TYPE_UINT64,
       r->duration, q.monoid, G_TYPE_STRING, p->monoid->name, q.count,
       G_TYPE_UINT64, count, NULL);
+  if (r->window_size > 1)
+    gst_structure_id_set (s, q.window_complete, G_TYPE_BOOLEAN,
+        r->window_hops == r->window_size, NULL);
   if (plan->per_channel) {
     GValue counts = G_VALUE_INIT;
     g_value_init (&counts, GST_TYPE_ARRAY);

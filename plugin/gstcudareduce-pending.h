@@ -23,6 +23,9 @@ typedef struct {
   gboolean keeps; /* has a result, which gives values of the next emit */
   gboolean emit; /* posts (and in tensor mode pushes) a result */
   GstClockTime timestamp, duration, stream_time, running_time;
+  /* With a sliding window (window_size hops), the hops the result spans:
+   * fewer while the window first fills. */
+  guint window_hops, window_size;
 } GstCudaReduceReduction;
 
 typedef struct {

@@ -94,10 +94,10 @@ load (GstCudaReducePrograms *programs, GstElement *element, CrProgram *program)
 gboolean
 gst_cuda_reduce_programs_use (GstCudaReducePrograms *programs,
     GstElement *element, CrMonoid *monoid, CrType type,
-    const GstCudaReducePlan *plan)
+    const GstCudaReducePlan *plan, guint window_hops)
 {
-  g_autoptr (CrProgram) program =
-      cr_program_new_with (monoid, type, plan->kernels);
+  g_autoptr (CrProgram) program = cr_program_new_with (
+      monoid, type, plan->kernels | (window_hops > 1 ? CR_KERNELS_WINDOW : 0));
   GstCudaReduceProgram *entry =
       g_hash_table_lookup (programs->by_source, program->source);
   g_autoptr (GError) error = NULL;
@@ -117,7 +117,9 @@ gst_cuda_reduce_programs_use (GstCudaReducePrograms *programs,
   }
   for (guint k = 0; k < plan->n_reducers; k++)
     if (!cr_reducer_set_channels (g_ptr_array_index (entry->reducers, k),
-            plan->reducer_channels[k], &error)) {
+            plan->reducer_channels[k], &error)
+        || !cr_reducer_set_window (
+            g_ptr_array_index (entry->reducers, k), window_hops, &error)) {
       gst_cuda_reduce_post_error (element, error, NULL);
       return FALSE;
     }

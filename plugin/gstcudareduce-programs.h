@@ -39,12 +39,12 @@ void gst_cuda_reduce_programs_init (
     GstCudaReducePrograms *programs, CrDevice *device);
 void gst_cuda_reduce_programs_clear (GstCudaReducePrograms *programs);
 
-/* Makes @monoid on @type the active program for @plan's reducers,
- * compiling it unless it was before. Posts the error on @element on
- * failure. */
+/* Makes @monoid on @type the active program for @plan's reducers, each
+ * keeping a sliding window of @window_hops intervals (1: none), compiling
+ * it unless it was before. Posts the error on @element on failure. */
 gboolean gst_cuda_reduce_programs_use (GstCudaReducePrograms *programs,
     GstElement *element, CrMonoid *monoid, CrType type,
-    const GstCudaReducePlan *plan);
+    const GstCudaReducePlan *plan, guint window_hops);
 
 /* The active program's reducers, one per state the plan keeps. */
 CrReducer *const *gst_cuda_reduce_programs_reducers (

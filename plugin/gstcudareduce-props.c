@@ -15,6 +15,7 @@
 #define DEFAULT_PER_CHANNEL FALSE
 #define DEFAULT_COMPONENT -1
 #define DEFAULT_INTERVAL 0
+#define DEFAULT_WINDOW 0
 #define DEFAULT_GPU_TIMEOUT (5 * GST_SECOND)
 #define DEFAULT_BINS 0
 #define MAX_ASYNC_DEPTH 64
@@ -159,6 +160,17 @@ gst_cuda_reduce_props_install (GObjectClass *klass)
           "level element does; video frames and tensors count whole). 0 "
           "gives one result per buffer",
           0, G_MAXUINT64, DEFAULT_INTERVAL, SETUP_FLAGS));
+  g_object_class_install_property (klass, PROP_WINDOW,
+      g_param_spec_uint64 ("window", "Window",
+          "Stream time each result spans, in nanoseconds: a sliding window "
+          "that moves by interval, which must be set, and of which it must "
+          "be a whole number (at most 1024). Every interval gives one result "
+          "over the last window, combined on the GPU from each interval's "
+          "partial result. Until a whole window has passed since the start "
+          "(or a flush, a discontinuity, new caps) a result spans what there "
+          "is, and its message says window-complete=false. 0 gives one "
+          "result per interval",
+          0, G_MAXUINT64, DEFAULT_WINDOW, SETUP_FLAGS));
   g_object_class_install_property (klass, PROP_GPU_TIMEOUT,
       g_param_spec_uint64 ("gpu-timeout", "GPU timeout",
           "How long the GPU may take with one buffer's reductions, in "
@@ -227,6 +239,7 @@ gst_cuda_reduce_props_init (GstCudaReduceProps *props)
   props->per_channel = DEFAULT_PER_CHANNEL;
   props->component = DEFAULT_COMPONENT;
   props->interval = DEFAULT_INTERVAL;
+  props->window = DEFAULT_WINDOW;
   props->gpu_timeout = default_gpu_timeout ();
   props->bins = DEFAULT_BINS;
   props->percentiles = g_array_new (FALSE, FALSE, sizeof (gdouble));
@@ -310,6 +323,9 @@ gst_cuda_reduce_props_set (GstCudaReduceProps *props, guint prop_id,
     case PROP_INTERVAL:
       props->interval = g_value_get_uint64 (value);
       break;
+    case PROP_WINDOW:
+      props->window = g_value_get_uint64 (value);
+      break;
     case PROP_GPU_TIMEOUT:
       props->gpu_timeout = g_value_get_uint64 (value);
       break;
@@ -375,6 +391,9 @@ gst_cuda_reduce_props_get (
       break;
     case PROP_INTERVAL:
       g_value_set_uint64 (value, props->interval);
+      break;
+    case PROP_WINDOW:
+      g_value_set_uint64 (value, props->window);
       break;
     case PROP_GPU_TIMEOUT:
       g_value_set_uint64 (value, props->gpu_timeout);

@@ -37,6 +37,7 @@ enum {
   PROP_BINS,
   PROP_PERCENTILES,
   PROP_PAIR,
+  PROP_WINDOW,
 };
 
 /* What the source pad carries (the output property). */
@@ -67,6 +68,7 @@ typedef struct {
   gboolean per_channel;
   gint component;
   guint64 interval;
+  guint64 window; /* 0: tumbling intervals */
   guint64 gpu_timeout;
   guint bins; /* 0: the monoid's own */
   GArray *percentiles; /* gdouble; empty: none */

@@ -37,7 +37,7 @@ gst_cuda_reduce_stream_start (
   g_autoptr (GError) error = NULL;
 
   s->setup = *setup;
-  gst_cuda_reduce_window_init (&s->window, setup->interval, 1);
+  gst_cuda_reduce_window_init (&s->window, setup->interval, setup->window_hops);
   /* A context of our own; frames in CUDA memory move the element to the
    * pipeline's when their caps come (use_pipeline_cuda_context). */
   s->device = cr_device_open (setup->device_id, &error);
@@ -203,7 +203,8 @@ gst_cuda_reduce_stream_set_caps (GstCudaReduceStream *s, GstCaps *incaps)
   s->caps.known = TRUE;
   /* Compile now, never per buffer. */
   if (!gst_cuda_reduce_programs_use (&s->programs, s->element,
-          s->settings.monoid, s->caps.format.type, s->caps.plan))
+          s->settings.monoid, s->caps.format.type, s->caps.plan,
+          s->setup.window_hops))
     return FALSE;
   s->caps.tensors = s->programs.active->program->out.n_fields;
   return TRUE;
@@ -248,8 +249,8 @@ follow_monoid (GstCudaReduceStream *s)
     gst_cuda_reduce_plan_unref (s->caps.plan);
     s->caps.plan = plan;
   }
-  return gst_cuda_reduce_programs_use (
-      &s->programs, s->element, monoid, s->caps.format.type, s->caps.plan);
+  return gst_cuda_reduce_programs_use (&s->programs, s->element, monoid,
+      s->caps.format.type, s->caps.plan, s->setup.window_hops);
 }
 
 /* The context for the next launch, packed again only after a change. */

@@ -19,6 +19,7 @@ typedef struct {
   gboolean per_channel;
   gint component;
   GstClockTime interval;
+  guint window_hops; /* intervals a result spans: 1 without a window */
   GstClockTime gpu_timeout;
 } GstCudaReduceSetup;
 

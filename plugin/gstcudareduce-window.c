@@ -82,8 +82,9 @@ end_hop (GstCudaReduceWindow *w, GstCudaReduceSlice *slice, GstClockTime length)
 {
   w->lengths[w->hop % w->hops] = length;
   w->filled = MIN (w->filled + 1, w->hops);
-  slice->window_hops = w->filled;
-  slice->hop = w->hop;
+  slice->options.window_hops = w->filled;
+  slice->options.hop = w->hop;
+  slice->window_size = w->hops;
   const guint64 first = w->hop + 1 - w->filled;
   slice->timestamp = w->starts[first % w->hops];
   slice->duration = 0;
@@ -168,7 +169,8 @@ gst_cuda_reduce_window_cut (
       .emit = TRUE,
       .timestamp = in->pts,
       .duration = in->duration,
-      .window_hops = 1,
+      .options.window_hops = 1,
+      .window_size = 1,
     };
     g_array_append_val (slices, slice);
     return;

@@ -26,12 +26,12 @@ typedef struct {
   CrSubmitOptions options;
   gboolean emit; /* ends a result */
   GstClockTime timestamp, duration; /* of the result */
-  /* Ending a result: the hops it combines, the last ending here (fewer
-   * than the window's while it first fills; 1 for tumbling intervals),
-   * and the index of this hop since the window started afresh (so the
-   * slot of its partial in a ring of the window's hops). */
-  guint window_hops;
-  guint64 hop;
+  /* Ending a result: options.window_hops, the hops it combines, the last
+   * ending here (fewer than the window's while it first fills; 1 for
+   * tumbling intervals), and options.hop, the index of this hop since the
+   * window started afresh (so the slot of its state in the reducer's ring
+   * of the window's hops); and the hops of a whole window. */
+  guint window_size;
 } GstCudaReduceSlice;
 
 /* What the window needs to know of one buffer. */

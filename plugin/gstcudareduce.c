@@ -220,8 +220,14 @@ gst_cuda_reduce_start (GstBaseTransform *trans)
     .interval = self->props.interval,
     .gpu_timeout = self->props.gpu_timeout,
   };
+  const guint64 window = self->props.window;
   guint depth = self->props.async_depth;
   GST_OBJECT_UNLOCK (self);
+  if (!gst_cuda_reduce_window_hops (
+          window, setup.interval, &setup.window_hops, &error)) {
+    gst_cuda_reduce_post_error (self, error, NULL);
+    return FALSE;
+  }
   if (!gst_cuda_reduce_stream_start (&self->stream, &setup))
     return FALSE;
   gst_cuda_reduce_queue_start (&self->queue, depth, setup.gpu_timeout);

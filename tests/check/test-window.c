@@ -251,8 +251,8 @@ GST_START_TEST (test_window_slides_over_audio)
       if (!slice->emit)
         continue;
       const guint64 hops = MIN (emitted + 1, 4);
-      fail_unless_equals_uint64 (slice->hop, emitted);
-      fail_unless_equals_int (slice->window_hops, hops);
+      fail_unless_equals_uint64 (slice->options.hop, emitted);
+      fail_unless_equals_int (slice->options.window_hops, hops);
       fail_unless_equals_uint64 (
           slice->timestamp, (emitted + 1 - hops) * 5 * GST_MSECOND);
       fail_unless_equals_uint64 (slice->duration, hops * 5 * GST_MSECOND);
@@ -270,8 +270,8 @@ GST_START_TEST (test_window_slides_over_audio)
   in.discont = TRUE;
   GArray *s = cut (&w, &in);
   fail_unless (SLICE (s, 0)->emit);
-  fail_unless_equals_int (SLICE (s, 0)->window_hops, 1);
-  fail_unless_equals_uint64 (SLICE (s, 0)->hop, 0);
+  fail_unless_equals_int (SLICE (s, 0)->options.window_hops, 1);
+  fail_unless_equals_uint64 (SLICE (s, 0)->options.hop, 0);
   fail_unless_equals_uint64 (SLICE (s, 0)->timestamp, 100 * GST_SECOND);
   g_array_unref (s);
 
@@ -287,8 +287,8 @@ GST_START_TEST (test_window_slides_over_audio)
   GstCudaReduceSlice rest;
   fail_unless (
       gst_cuda_reduce_window_close (&w, GUINT_TO_POINTER (1), 48000, &rest));
-  fail_unless_equals_int (rest.window_hops, 4);
-  fail_unless_equals_uint64 (rest.hop, 3);
+  fail_unless_equals_int (rest.options.window_hops, 4);
+  fail_unless_equals_uint64 (rest.options.hop, 3);
   fail_unless_equals_uint64 (rest.timestamp, 0);
   fail_unless_equals_uint64 (rest.duration, 16 * GST_MSECOND);
 }
@@ -315,7 +315,8 @@ GST_START_TEST (test_window_slides_over_frames)
     fail_unless_equals_int (s->len, 1);
     if (SLICE (s, 0)->emit) {
       fail_unless_equals_int (f % 3, 2);
-      fail_unless_equals_int (SLICE (s, 0)->window_hops, MIN (emitted + 1, 3));
+      fail_unless_equals_int (
+          SLICE (s, 0)->options.window_hops, MIN (emitted + 1, 3));
       fail_unless_equals_uint64 (
           SLICE (s, 0)->timestamp, (f + 1 - 3 * MIN (emitted + 1, 3)) * frame);
       fail_unless_equals_uint64 (
@@ -333,7 +334,7 @@ GST_START_TEST (test_window_slides_over_frames)
     .owner = GUINT_TO_POINTER (1) };
   GArray *s = cut (&w, &none);
   fail_unless (SLICE (s, 0)->emit);
-  fail_unless_equals_int (SLICE (s, 0)->window_hops, 3);
+  fail_unless_equals_int (SLICE (s, 0)->options.window_hops, 3);
   fail_unless_equals_uint64 (SLICE (s, 0)->duration, GST_CLOCK_TIME_NONE);
   g_array_unref (s);
 }
@@ -350,15 +351,15 @@ GST_START_TEST (test_window_of_one_hop)
   GArray *s = cut (&w, &in);
   fail_unless_equals_int (s->len, 2);
   for (guint k = 0; k < 2; k++) {
-    fail_unless_equals_int (SLICE (s, k)->window_hops, 1);
-    fail_unless_equals_uint64 (SLICE (s, k)->hop, k);
+    fail_unless_equals_int (SLICE (s, k)->options.window_hops, 1);
+    fail_unless_equals_uint64 (SLICE (s, k)->options.hop, k);
     fail_unless_equals_uint64 (SLICE (s, k)->timestamp, k * 5 * GST_MSECOND);
     fail_unless_equals_uint64 (SLICE (s, k)->duration, 5 * GST_MSECOND);
   }
   g_array_unref (s);
   gst_cuda_reduce_window_init (&w, 0, 1);
   s = cut (&w, &in);
-  fail_unless_equals_int (SLICE (s, 0)->window_hops, 1);
+  fail_unless_equals_int (SLICE (s, 0)->options.window_hops, 1);
   g_array_unref (s);
 }
 
