@@ -927,7 +927,7 @@ cr_reducer_end_window (CrReducer *r, const CrSubmitOptions *options,
     .result = result,
     .hop = options->hop,
     .window_hops = options->window_hops,
-    .rows = job->count / r->channels,
+    .rows = job->count / r->channels - options->window_base,
   };
   guint64 rows = 0;
   if (!cr_window_ring_end_hop (&r->window, r->device->cu, r->device->stream,

@@ -75,6 +75,10 @@ typedef struct {
    * it first fills). */
   guint window_hops;
   guint64 hop;
+  /* Of rows_before, the rows of the window's earlier hops: a monoid's
+   * index counts from the window's start afresh, so that a result
+   * combined from several hops gives each row one index. */
+  guint64 window_base;
 } CrSubmitOptions;
 
 /* Keeps the states of the last @hops hops on the device, so that a result

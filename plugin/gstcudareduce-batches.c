@@ -109,10 +109,12 @@ part_options (const GstCudaReducePlan *plan, guint k,
 
   if (!plan->counts_frames)
     return options;
-  options.rows_before = 0;
+  options.rows_before = options.window_base = 0;
   for (guint j = 0; j < plan->n_parts; j++)
-    if (plan->parts[j].reducer == part->reducer)
+    if (plan->parts[j].reducer == part->reducer) {
       options.rows_before += slice->options.rows_before * plan->parts[j].rows;
+      options.window_base += slice->options.window_base * plan->parts[j].rows;
+    }
   for (guint j = 0; has_data && j < k; j++)
     if (plan->parts[j].reducer == part->reducer) {
       options.rows_before += plan->parts[j].rows;

@@ -56,6 +56,7 @@ gst_cuda_reduce_window_reset (GstCudaReduceWindow *w)
   w->open = FALSE;
   w->filled = 0;
   w->hop = 0;
+  w->rows = w->base = 0;
 }
 
 static GstClockTime
@@ -68,10 +69,21 @@ static void
 open_window (GstCudaReduceWindow *w, GstClockTime start)
 {
   w->open = TRUE;
+  w->base += w->rows;
   w->rows = w->frames = 0;
   w->elapsed = 0;
   w->start = start;
   w->starts[w->hop % w->hops] = start;
+}
+
+/* Where @options start: after the rows of the hop so far, and with a
+ * sliding window after those of the window's earlier hops too, so that
+ * rows combined into one result have one index each. */
+static void
+place (const GstCudaReduceWindow *w, CrSubmitOptions *options)
+{
+  options->window_base = w->hops > 1 ? w->base : 0;
+  options->rows_before = options->window_base + w->rows;
 }
 
 /* @slice ends the hop accumulating, @length long (NONE: unknown): the
@@ -121,7 +133,7 @@ cut_audio (GstCudaReduceWindow *w, const GstCudaReduceInput *in, GArray *slices)
       .emit = w->frames + take == per_interval,
     };
     slice.options.carry = w->frames > 0;
-    slice.options.rows_before = w->rows;
+    place (w, &slice.options);
     slice.options.discard_result = !slice.emit;
     if (slice.emit)
       end_hop (w, &slice, frames_to_time (per_interval, in->rate));
@@ -150,7 +162,7 @@ cut_whole (GstCudaReduceWindow *w, const GstCudaReduceInput *in, GArray *slices)
   slice.emit = !GST_CLOCK_TIME_IS_VALID (duration)
       || w->elapsed + duration / 2 >= w->length;
   slice.options.carry = w->rows > 0;
-  slice.options.rows_before = w->rows;
+  place (w, &slice.options);
   slice.options.discard_result = !slice.emit;
   if (slice.emit)
     end_hop (w, &slice,
@@ -196,7 +208,7 @@ gst_cuda_reduce_window_close (GstCudaReduceWindow *w, gconstpointer owner,
   slice->whole = TRUE;
   slice->emit = TRUE;
   slice->options.carry = w->rows > 0;
-  slice->options.rows_before = w->rows;
+  place (w, &slice->options);
   /* Audio counts frames; everything else durations. */
   const GstClockTime length =
       rate > 0 && w->frames > 0 ? frames_to_time (w->frames, rate) : w->elapsed;

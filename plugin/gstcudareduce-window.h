@@ -58,7 +58,8 @@ typedef struct {
   GstClockTime lengths[GST_CUDA_REDUCE_WINDOW_MAX_HOPS];
   gboolean open; /* a result is accumulating */
   gconstpointer owner;
-  guint64 rows; /* of the reducer, so far */
+  guint64 rows; /* of the reducer, so far in this hop */
+  guint64 base; /* of the hops ended since the window started afresh */
   guint64 frames; /* audio frames, so far */
   GstClockTime start; /* of its first sample */
   GstClockTime elapsed; /* whole buffers: their durations so far */

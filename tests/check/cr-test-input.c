@@ -225,21 +225,29 @@ cr_test_audio_intervals (GPtrArray *expected, const CrTestAudio *st,
   const guint components = cut->per_channel ? st->channels : 1;
   guint k = 0;
 
+  const guint hops = MAX (cut->hops, 1);
+
   for (guint64 first = 0; first < st->frames; first += per, k++) {
     const guint64 len = MIN (per, st->frames - first);
     if (len < per && !cut->partial_at_eos)
       break;
+    /* A window spans this interval and up to hops - 1 before it, whole
+     * ones, whose durations add up. */
+    const guint64 start = k + 1 >= hops ? first - (hops - 1) * per : 0;
+    const guint64 frames = first + len - start;
     CrTestExpected *e = g_new0 (CrTestExpected, 1);
-    e->ts = cr_test_audio_frame_time (st, first);
-    e->duration = gst_util_uint64_scale_int (len, GST_SECOND, st->rate);
-    e->count = len * st->channels;
-    CrTestSpan span = { .data = st->data + first * fb,
+    e->ts = cr_test_audio_frame_time (st, start);
+    e->duration = gst_util_uint64_scale_int (len, GST_SECOND, st->rate)
+        + (first - start) / per
+            * gst_util_uint64_scale_int (per, GST_SECOND, st->rate);
+    e->count = frames * st->channels;
+    CrTestSpan span = { .data = st->data + start * fb,
       .channels = components,
-      .rows = cut->per_channel ? len : len * st->channels };
+      .rows = cut->per_channel ? frames : frames * st->channels };
     e->ref = cr_test_ref_of_span (st->type, components, &span);
     e->what = g_strdup_printf ("%s, interval %u (frames %" G_GUINT64_FORMAT
                                " to %" G_GUINT64_FORMAT "%s)",
-        what, k, first, first + len,
+        what, k, start, first + len,
         len < per ? ", the partial one at EOS" : "");
     g_ptr_array_add (expected, e);
   }

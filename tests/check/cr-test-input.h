@@ -104,6 +104,7 @@ typedef struct {
   guint64 frames; /* per interval */
   gboolean per_channel; /* otherwise a row is one sample */
   gboolean partial_at_eos; /* the rest after the last whole interval too */
+  guint hops; /* a sliding window's intervals; 0 or 1: tumbling */
 } CrTestAudioCut;
 
 /* Appends to @expected (of CrTestExpected) the results of @st cut as @cut

@@ -105,9 +105,11 @@ cr_test_reduce_harness (GstCaps *caps, const CrTestReduce *reduce)
 {
   g_autofree gchar *ns =
       g_strdup_printf ("%" G_GUINT64_FORMAT, reduce->interval);
+  g_autofree gchar *window =
+      g_strdup_printf ("%" G_GUINT64_FORMAT, reduce->window);
   return cr_test_harness (caps, "monoid", reduce->monoid->name, "per-channel",
-      reduce->per_channel ? "true" : "false", "interval", ns, "output",
-      reduce->tensor ? "tensor" : "message", NULL);
+      reduce->per_channel ? "true" : "false", "interval", ns, "window", window,
+      "output", reduce->tensor ? "tensor" : "message", NULL);
 }
 
 /* Numbers: every value of every type is exact as a long double (64-bit

@@ -76,6 +76,7 @@ typedef struct {
   gboolean per_channel;
   GstClockTime interval; /* 0: one result per buffer */
   gboolean tensor; /* output=tensor; otherwise output=message */
+  GstClockTime window; /* 0: tumbling intervals */
 } CrTestReduce;
 
 /* A harness around a new cudareduce set up as @reduce says, with input caps

@@ -459,6 +459,8 @@ GST_START_TEST (test_kernel_sets)
   } sets[] = {
     { 0, "cr_reduce_batch", "cr_reduce_pitched" },
     { 0, "cr_reduce", "cr_reduce_channels" },
+    { 0, "cr_reduce", "cr_window" },
+    { CR_KERNELS_WINDOW, "cr_window", "cr_reduce_pitched" },
     { CR_KERNELS_PITCHED, "cr_reduce_pitched", "cr_reduce_channels" },
     { CR_KERNELS_CHANNELS | CR_KERNELS_VEC2, "cr_reduce_channels_vec2",
         "cr_reduce_channels_vec4" },
@@ -481,6 +483,39 @@ GST_START_TEST (test_kernel_sets)
         sets[k].kernels, sets[k].lacks);
     fail_unless_equals_int (
         p->per_channel, (sets[k].kernels & CR_KERNELS_PER_CHANNEL) != 0);
+  }
+}
+
+GST_END_TEST;
+
+/* The window's kernels compile beside every kind of monoid: one with an
+ * accumulator, fused, one with bins and percentiles, one that only counts
+ * bins, and a 2-D histogram; those with bins get the kernel that adds
+ * counts up. */
+GST_START_TEST (test_window_kernels_compile)
+{
+  static const struct {
+    const gchar *monoid;
+    CrType in;
+    gboolean bins;
+  } cases[] = {
+    { "mean_var", CR_TYPE_FLOAT32, FALSE },
+    { "argmax+sumsq", CR_TYPE_INT16, FALSE },
+    { "signalstats", CR_TYPE_UINT8, TRUE },
+    { "histogram", CR_TYPE_UINT16, TRUE },
+    { "vectorscope", CR_TYPE_UINT8, TRUE },
+  };
+  for (guint k = 0; k < G_N_ELEMENTS (cases); k++) {
+    g_autoptr (GError) error = NULL;
+    g_autoptr (CrMonoid) monoid = cr_monoid_load (cases[k].monoid, &error);
+    fail_unless (monoid != NULL, "%s", error ? error->message : "");
+    g_autoptr (CrProgram) p = cr_program_new_with (
+        monoid, cases[k].in, CR_KERNELS_WINDOW | CR_KERNELS_PER_CHANNEL);
+    g_autoptr (CrCompiled) c = compile_or_print (p, archs[0], &error);
+    fail_unless (
+        c != NULL, "%s: %s", cases[k].monoid, error ? error->message : "");
+    fail_unless (image_has (c, "cr_window"), "%s", cases[k].monoid);
+    fail_unless_equals_int (image_has (c, "cr_window_bins"), cases[k].bins);
   }
 }
 
@@ -636,6 +671,7 @@ compile_suite (void)
   tcase_add_test (tc, test_largest_accumulator_compiles);
   tcase_add_test (tc, test_largest_context_compiles);
   tcase_add_test (tc, test_kernel_sets);
+  tcase_add_test (tc, test_window_kernels_compile);
   tcase_add_test (tc, test_abi_drift_fails_to_compile);
   return s;
 }

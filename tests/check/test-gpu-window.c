@@ -1,0 +1,253 @@
+/* test-gpu-window.c: the window property on a GPU.
+ *
+ * Every interval a result over the last window, combined on the GPU from
+ * each interval's state: checked against the reference of cr-test-ref,
+ * computed on the CPU over the frames each window spans, from fresh random
+ * data, with buffers that do not line up with the intervals. The first
+ * results span what there is; a DISCONT, a flush and new caps start the
+ * window afresh; a window of one interval is tumbling intervals. The
+ * accounting alone is in test-element-fake-window.c. */
+#include "cr-test-main.h"
+#include "cr-test-input.h"
+
+static GRand *rand_;
+
+typedef struct {
+  const gchar *format;
+  CrType type;
+  gint rate;
+  guint channels;
+  CrTestReduce reduce;
+} WindowCase;
+
+static guint
+hops_of (const CrTestReduce *r)
+{
+  return r->window ? (guint)(r->window / r->interval) : 1;
+}
+
+static gchar *
+case_name (const WindowCase *c)
+{
+  return g_strdup_printf (
+      "audio %s, %u channels at %d Hz, interval %" G_GUINT64_FORMAT
+      " ns, window %" G_GUINT64_FORMAT " ns, monoid %s%s%s",
+      c->format, c->channels, c->rate, c->reduce.interval, c->reduce.window,
+      c->reduce.monoid->name, c->reduce.per_channel ? ", per-channel" : "",
+      c->reduce.tensor ? ", output=tensor" : "");
+}
+
+/* Each result's window-complete: false for the first hops - 1 results of
+ * each stream of @firsts results (the streams' lengths in results, in
+ * order). */
+static void
+check_complete (GPtrArray *results, guint hops, const guint *lengths,
+    guint n_streams, const gchar *what)
+{
+  guint k = 0;
+  for (guint s = 0; s < n_streams; s++)
+    for (guint j = 0; j < lengths[s] && k < results->len; j++, k++) {
+      gboolean complete = FALSE;
+      const GstStructure *st = g_ptr_array_index (results, k);
+      fail_unless (gst_structure_get_boolean (st, "window-complete", &complete),
+          "%s: result %u has no window-complete", what, k);
+      fail_unless_equals_int (complete, j + 1 >= hops);
+    }
+}
+
+/* @sizes frames a buffer, then EOS: every result, and in message mode
+ * every buffer passed on. */
+static void
+run_case (const WindowCase *c, const guint64 *sizes, guint n)
+{
+  const CrTestReduce *r = &c->reduce;
+  g_autofree gchar *what = case_name (c);
+  CrTestAudio *st = cr_test_audio_new (
+      rand_, c->format, c->type, c->rate, c->channels, 0, sizes, n);
+  const CrTestAudioCut cut = {
+    .frames = cr_test_interval_frames (r->interval, c->rate),
+    .per_channel = r->per_channel,
+    .partial_at_eos = TRUE,
+    .hops = hops_of (r),
+  };
+  GstHarness *h = cr_test_reduce_harness (
+      cr_test_audio_caps (c->format, c->rate, c->channels), r);
+
+  for (guint k = 0; k < n; k++)
+    cr_test_push_ok (h, cr_test_audio_buffer (st, k, NULL, NULL), what);
+  GPtrArray *results = cr_test_results_after_eos (h, what);
+  GPtrArray *expected = cr_test_expected_new ();
+  cr_test_audio_intervals (expected, st, &cut, what);
+  cr_test_check_results (results, expected, r->monoid, r->per_channel, what);
+  if (r->tensor)
+    cr_test_check_tensor_results (h, expected, r->monoid, what);
+  else if (cut.hops > 1)
+    check_complete (results, cut.hops, &expected->len, 1, what);
+  g_ptr_array_unref (expected);
+  g_ptr_array_unref (results);
+  gst_harness_teardown (h);
+  cr_test_audio_free (st);
+}
+
+static guint64 *
+random_sizes (guint n, guint64 lo, guint64 hi)
+{
+  guint64 *sizes = g_new (guint64, n);
+  for (guint k = 0; k < n; k++)
+    sizes[k] = lo + (guint64)g_rand_int_range (rand_, 0, (gint32)(hi - lo + 1));
+  return sizes;
+}
+
+/* 40 ms windows of 10 ms hops, per channel, from buffers of 1 to 1500
+ * frames. */
+GST_START_TEST (test_window_per_channel)
+{
+  const WindowCase c = { "F32LE", CR_TYPE_FLOAT32, 48000, 2,
+    { .monoid = &cr_test_monoid_sumsq,
+        .per_channel = TRUE,
+        .interval = 10 * GST_MSECOND,
+        .window = 40 * GST_MSECOND } };
+  g_autofree guint64 *sizes = random_sizes (60, 1, 1500);
+  run_case (&c, sizes, 60);
+}
+
+GST_END_TEST;
+
+/* The monoids whose combine is not a sum, one result over all samples:
+ * 7 ms hops at 44.1 kHz (309 frames), windows of 3. */
+GST_START_TEST (test_window_monoids)
+{
+  const CrTestMonoid *monoids[] = { &cr_test_monoid_mean_var,
+    &cr_test_monoid_minmax, &cr_test_monoid_sum };
+  for (guint k = 0; k < G_N_ELEMENTS (monoids); k++) {
+    const WindowCase c = { "S16LE", CR_TYPE_INT16, 44100, 3,
+      { .monoid = monoids[k],
+          .interval = 7 * GST_MSECOND,
+          .window = 21 * GST_MSECOND } };
+    g_autofree guint64 *sizes = random_sizes (40, 1, 900);
+    run_case (&c, sizes, 40);
+  }
+}
+
+GST_END_TEST;
+
+/* Tensor output: one buffer a hop, stamped with the window it spans. */
+GST_START_TEST (test_window_tensor_output)
+{
+  const WindowCase c = { "F64LE", CR_TYPE_FLOAT64, 48000, 2,
+    { .monoid = &cr_test_monoid_mean_var,
+        .per_channel = TRUE,
+        .interval = 5 * GST_MSECOND,
+        .window = 50 * GST_MSECOND,
+        .tensor = TRUE } };
+  g_autofree guint64 *sizes = random_sizes (30, 100, 2000);
+  run_case (&c, sizes, 30);
+}
+
+GST_END_TEST;
+
+/* window == interval: tumbling intervals, exactly. */
+GST_START_TEST (test_window_of_one_interval)
+{
+  const WindowCase c = { "F32LE", CR_TYPE_FLOAT32, 48000, 2,
+    { .monoid = &cr_test_monoid_sumsq,
+        .per_channel = TRUE,
+        .interval = 10 * GST_MSECOND,
+        .window = 10 * GST_MSECOND } };
+  g_autofree guint64 *sizes = random_sizes (30, 1, 1500);
+  run_case (&c, sizes, 30);
+}
+
+GST_END_TEST;
+
+/* A DISCONT, a flush or new caps between two streams of 1500 frames
+ * (3 hops and 60 frames, which the restart drops, then 3 and 60 at EOS):
+ * the window starts afresh. */
+typedef enum { RESTART_DISCONT, RESTART_FLUSH, RESTART_CAPS } Restart;
+
+static void
+restart_case (Restart how)
+{
+  static const guint64 sizes[] = { 300, 300, 300, 300, 300 };
+  static const gchar *const names[] = { "a DISCONT", "a flush", "new caps" };
+  const CrTestReduce reduce = { .monoid = &cr_test_monoid_sumsq,
+    .per_channel = TRUE,
+    .interval = 10 * GST_MSECOND,
+    .window = 20 * GST_MSECOND };
+  g_autofree gchar *what = g_strdup_printf (
+      "audio F32LE, 2 channels, interval 10 ms, window 20 ms, per-channel, %s "
+      "after 1500 frames",
+      names[how]);
+  CrTestAudio *a = cr_test_audio_new (rand_, "F32LE", CR_TYPE_FLOAT32, 48000, 2,
+      0, sizes, G_N_ELEMENTS (sizes));
+  /* New caps: 44.1 kHz, 441 frames a hop. */
+  const gint rate_b = how == RESTART_CAPS ? 44100 : 48000;
+  CrTestAudio *b = cr_test_audio_new (rand_, "F32LE", CR_TYPE_FLOAT32, rate_b,
+      2, how == RESTART_DISCONT ? 10 * GST_SECOND : 0, sizes,
+      G_N_ELEMENTS (sizes));
+  GstHarness *h =
+      cr_test_reduce_harness (cr_test_audio_caps ("F32LE", 48000, 2), &reduce);
+
+  cr_test_audio_push (h, a, FALSE, what);
+  if (how == RESTART_FLUSH) {
+    /* The results before the flush are awaited: a flush drops what is in
+     * flight. */
+    for (guint k = 0; k < 3; k++)
+      gst_structure_free (cr_test_pop_result (h));
+    fail_unless (gst_harness_push_event (h, gst_event_new_flush_start ()));
+    fail_unless (gst_harness_push_event (h, gst_event_new_flush_stop (TRUE)));
+    GstSegment segment;
+    gst_segment_init (&segment, GST_FORMAT_TIME);
+    fail_unless (gst_harness_push_event (h, gst_event_new_segment (&segment)));
+  } else if (how == RESTART_CAPS) {
+    gst_harness_set_src_caps (h, cr_test_audio_caps ("F32LE", rate_b, 2));
+  }
+  cr_test_audio_push (h, b, how == RESTART_DISCONT, what);
+  GPtrArray *results = cr_test_results_after_eos (h, what);
+  GPtrArray *expected = cr_test_expected_new ();
+  g_autofree gchar *before = g_strdup_printf ("%s, before it", what);
+  g_autofree gchar *after = g_strdup_printf ("%s, after it", what);
+  CrTestAudioCut cut = { .frames = 480, .per_channel = TRUE, .hops = 2 };
+  if (how != RESTART_FLUSH)
+    cr_test_audio_intervals (expected, a, &cut, before);
+  const guint before_n = expected->len;
+  cut.partial_at_eos = TRUE;
+  cut.frames = cr_test_interval_frames (10 * GST_MSECOND, rate_b);
+  cr_test_audio_intervals (expected, b, &cut, after);
+  cr_test_check_results (results, expected, &cr_test_monoid_sumsq, TRUE, what);
+  const guint lengths[] = { before_n, expected->len - before_n };
+  check_complete (
+      results, 2, lengths + (before_n ? 0 : 1), before_n ? 2 : 1, what);
+  g_ptr_array_unref (expected);
+  g_ptr_array_unref (results);
+  gst_harness_teardown (h);
+  cr_test_audio_free (a);
+  cr_test_audio_free (b);
+}
+
+GST_START_TEST (test_window_restarts)
+{
+  restart_case (RESTART_DISCONT);
+  restart_case (RESTART_FLUSH);
+  restart_case (RESTART_CAPS);
+}
+
+GST_END_TEST;
+
+static const CrTestCase cases[] = {
+  CR_TEST_CASE (test_window_per_channel),
+  CR_TEST_CASE (test_window_monoids),
+  CR_TEST_CASE (test_window_tensor_output),
+  CR_TEST_CASE (test_window_of_one_interval),
+  CR_TEST_CASE (test_window_restarts),
+  { NULL },
+};
+
+static const CrGpuTest gpu_window = {
+  .name = "gpu-window",
+  .timeout = 300,
+  .rand = &rand_,
+  .cases = cases,
+};
+
+CR_TEST_GPU_MAIN (gpu_window);
