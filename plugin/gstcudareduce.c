@@ -26,7 +26,9 @@
  * (audio channel, RGB component, innermost tensor index), and with
  * #GstCudaReduce:interval results accumulate across buffers, one per
  * interval of stream time, audio buffers being split where an interval ends
- * as the level element does.
+ * as the level element does. #GstCudaReduce:window makes the interval a
+ * hop: each result then spans the last window of several intervals,
+ * combined on the GPU from each interval's state.
  *
  * Reductions are asynchronous: up to #GstCudaReduce:async-depth launches
  * are in flight on the GPU, small buffers that arrive while it is busy
@@ -56,6 +58,11 @@
  *     audio/x-raw,format=F32LE,channels=2 ! cudareduce monoid=sumsq \
  *     per-channel=true interval=100000000 ! fakesink
  * ]| posts per-channel sums of squares every 100 ms.
+ * |[
+ * gst-launch-1.0 -m audiotestsrc num-buffers=100 ! \
+ *     audio/x-raw,format=F32LE,channels=2 ! cudareduce monoid=sumsq \
+ *     per-channel=true interval=100000000 window=400000000 ! fakesink
+ * ]| posts, every 100 ms, per-channel sums of squares over the last 400 ms.
  * |[
  * gst-launch-1.0 -m audiotestsrc num-buffers=10 ! audio/x-raw,format=S16LE ! \
  *     cudareduce monoid=sumsq+minmax+count_gt threshold=1000 ! fakesink

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """EBU R128 momentary and short-term loudness of an audio file or a test
 signal, every 100 ms: GStreamer's audioiirfilter K-weights the samples and
-cudareduce sums their squares per channel on the GPU.
+two cudareduce elements sum their squares per channel over sliding windows
+on the GPU.
 
     GST_PLUGIN_PATH=build/plugin examples/python/loudness.py AUDIO_FILE [OUT.csv]
     examples/python/loudness.py --test sine|pink [--seconds S] [--level DBFS] [OUT.csv]
@@ -11,20 +12,21 @@ elements (ITU-R BS.1770-4's high shelf, then its high-pass; their
 coefficients are set from here, as gst-launch-1.0 cannot set audioiirfilter's
 a and b), and reduces every 100 ms with
 
-    cudareduce monoid=sumsq per-channel=true interval=100000000
+    cudareduce monoid=sumsq per-channel=true interval=100000000 window=400000000 !
+    cudareduce monoid=sumsq per-channel=true interval=100000000 window=3000000000
 
-Each result gives each channel's sum of squares and sample count over 100
-ms. Momentary loudness is over the last 400 ms (4 of them), short-term over
-the last 3 s (30): per channel the mean square z over the window, then
+Each result gives each channel's sum of squares and sample count over the
+last 400 ms (momentary) or 3 s (short-term), combined on the GPU from each
+100 ms hop's: per channel the mean square z over the window, then
 
     L = -0.691 + 10 log10 (sum of G_c z_c)   LUFS
 
 with G = 1 for the front channels, 1.41 for the surrounds and 0 for LFE.
-Results start once a whole window has passed. Without OUT.csv they are
+Results start once a whole momentary window has passed (its message says
+window-complete=true); short-term values once a whole 3 s. Without OUT.csv they are
 printed. Needs python3-gi and gir1.2-gstreamer-1.0.
 """
 import argparse
-import collections
 import csv
 import math
 import os
@@ -32,8 +34,8 @@ import sys
 import warnings
 
 HOP_NS = 100_000_000
-MOMENTARY_HOPS = 4  # 400 ms
-SHORT_TERM_HOPS = 30  # 3 s
+MOMENTARY_NS = 400_000_000
+SHORT_TERM_NS = 3_000_000_000
 RATE = 48000
 
 # BS.1770-4's K-weighting as analog prototypes whose bilinear transform
@@ -79,30 +81,10 @@ def loudness(mean_squares, weights):
     return -0.691 + 10.0 * math.log10(power) if power > 0 else -math.inf
 
 
-class Meter:
-    """Momentary and short-term loudness from each hop's per-channel sums of
-    squares and sample counts, in the order they come."""
-
-    def __init__(self, weights):
-        self.weights = list(weights)
-        self.hops = collections.deque(maxlen=SHORT_TERM_HOPS)
-
-    def window(self, hops):
-        """The loudness over the last @hops hops, or None before there are
-        as many."""
-        if len(self.hops) < hops:
-            return None
-        last = list(self.hops)[-hops:]
-        channels = len(self.weights)
-        sums = [sum(h[0][c] for h in last) for c in range(channels)]
-        counts = [sum(h[1][c] for h in last) for c in range(channels)]
-        return loudness([s / n if n else 0.0 for s, n in zip(sums, counts)], self.weights)
-
-    def add(self, sumsq, counts):
-        """One hop's results: (momentary, short-term), each None until its
-        window is whole."""
-        self.hops.append((list(sumsq), list(counts)))
-        return self.window(MOMENTARY_HOPS), self.window(SHORT_TERM_HOPS)
+def window_loudness(sumsq, counts, weights):
+    """LUFS of one window's per-channel sums of squares and sample counts,
+    as a cudareduce sumsq result gives them."""
+    return loudness([q / n if n else 0.0 for q, n in zip(sumsq, counts)], weights)
 
 
 def source_of(args):
@@ -146,8 +128,10 @@ def compute(args):
                  if name == "cudareduce" else "install gstreamer1.0-plugins-good"))
     pipeline = Gst.parse_launch(
         f"{source_of(args)} ! audioiirfilter name=shelf ! audioiirfilter name=highpass ! "
-        f"cudareduce name=reduce monoid=sumsq per-channel=true interval={HOP_NS} ! "
-        "fakesink sync=false")
+        f"cudareduce name=momentary monoid=sumsq per-channel=true interval={HOP_NS} "
+        f"window={MOMENTARY_NS} ! "
+        f"cudareduce name=short-term monoid=sumsq per-channel=true interval={HOP_NS} "
+        f"window={SHORT_TERM_NS} ! fakesink sync=false")
     if args.test is None:
         pipeline.get_by_name("src").set_property("location", args.source)
     for name, (b, a) in zip(("shelf", "highpass"), k_weighting(RATE)):
@@ -156,7 +140,9 @@ def compute(args):
         stage.set_property("a", list(a))
     bus = pipeline.get_bus()
     pipeline.set_state(Gst.State.PLAYING)
-    rows, meter = [], None
+    # Each window's loudness by the end of its last hop, in ns; the rows
+    # follow the complete momentary windows.
+    momentary, short_term, weights = {}, {}, None
     try:
         while True:
             message = bus.timed_pop_filtered(
@@ -165,22 +151,21 @@ def compute(args):
             if message.type == Gst.MessageType.ERROR:
                 raise RuntimeError(message.parse_error()[0].message)
             if message.type == Gst.MessageType.EOS:
-                return rows
+                break
             s = message.get_structure()
-            if s is None or s.get_name() != "cudareduce":
+            if s is None or s.get_name() != "cudareduce" or not s.get_value("window-complete"):
                 continue
-            if meter is None:
-                caps = pipeline.get_by_name("reduce").get_static_pad("sink").get_current_caps()
+            if weights is None:
+                caps = pipeline.get_by_name("momentary").get_static_pad("sink").get_current_caps()
                 info = GstAudio.AudioInfo.new_from_caps(caps)
-                positions = [GstAudio.AudioChannelPosition(p).value_nick
-                             for p in info.position[:info.channels]]
-                meter = Meter(channel_weight(p) for p in positions)
-            momentary, short_term = meter.add(field_value(s, "sumsq"), field_value(s, "counts"))
-            if momentary is not None:
-                end = (field_value(s, "timestamp") + field_value(s, "duration")) / 1e9
-                rows.append((end, momentary, short_term))
+                weights = [channel_weight(GstAudio.AudioChannelPosition(p).value_nick)
+                           for p in info.position[:info.channels]]
+            end = field_value(s, "timestamp") + field_value(s, "duration")
+            which = momentary if message.src.get_name() == "momentary" else short_term
+            which[end] = window_loudness(field_value(s, "sumsq"), field_value(s, "counts"), weights)
     finally:
         pipeline.set_state(Gst.State.NULL)
+    return [(end / 1e9, m, short_term.get(end)) for end, m in sorted(momentary.items())]
 
 
 def write_csv(rows, path):
