@@ -509,8 +509,8 @@ GST_START_TEST (test_window_kernels_compile)
     g_autoptr (GError) error = NULL;
     g_autoptr (CrMonoid) monoid = cr_monoid_load (cases[k].monoid, &error);
     fail_unless (monoid != NULL, "%s", error ? error->message : "");
-    g_autoptr (CrProgram) p = cr_program_new_with (
-        monoid, cases[k].in, CR_KERNELS_WINDOW | CR_KERNELS_PER_CHANNEL);
+    g_autoptr (CrProgram) p =
+        cr_program_new_with (monoid, cases[k].in, CR_KERNELS_WINDOW);
     g_autoptr (CrCompiled) c = compile_or_print (p, archs[0], &error);
     fail_unless (
         c != NULL, "%s: %s", cases[k].monoid, error ? error->message : "");
