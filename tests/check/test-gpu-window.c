@@ -234,12 +234,129 @@ GST_START_TEST (test_window_restarts)
 
 GST_END_TEST;
 
+/* Whole buffers (video frames, tensors): each hop is the buffers whose
+ * durations reach the interval, and each result spans the last @hops of
+ * them, ending at the hop's last buffer; the hop under way at EOS too. */
+static void
+run_whole_case (GstCaps *caps, const CrTestInput *inputs, guint n, CrType type,
+    guint components, const CrTestReduce *r, const gchar *name)
+{
+  const guint hops = hops_of (r);
+  g_autofree gchar *what =
+      g_strdup_printf ("%s, interval %" GST_TIME_FORMAT
+                       ", window %" GST_TIME_FORMAT ", monoid %s%s%s",
+          name, GST_TIME_ARGS (r->interval), GST_TIME_ARGS (r->window),
+          r->monoid->name, r->per_channel ? ", per-channel" : "",
+          r->tensor ? ", output=tensor" : "");
+  GstHarness *h = cr_test_reduce_harness (caps, r);
+  for (guint k = 0; k < n; k++)
+    cr_test_push_ok (h, cr_test_input_buffer (&inputs[k]), what);
+  GPtrArray *results = cr_test_results_after_eos (h, what);
+
+  /* The hops: the index of each one's first buffer, and one past its last. */
+  g_autoptr (GArray) firsts = g_array_new (FALSE, FALSE, sizeof (guint));
+  GstClockTime elapsed = 0;
+  for (guint i = 0; i < n; i++) {
+    if (elapsed == 0)
+      g_array_append_val (firsts, i);
+    elapsed += inputs[i].counted;
+    /* Half a buffer of slack, as the element allows. */
+    if (elapsed + inputs[i].counted / 2 >= r->interval)
+      elapsed = 0;
+  }
+  const guint n_hops = firsts->len;
+  g_array_append_val (firsts, n);
+  GPtrArray *expected = cr_test_expected_new ();
+  for (guint k = 0; k < n_hops; k++) {
+    const guint from =
+        g_array_index (firsts, guint, k + 1 >= hops ? k + 1 - hops : 0);
+    const guint to = g_array_index (firsts, guint, k + 1);
+    CrTestExpected *e = g_new0 (CrTestExpected, 1);
+    e->ts = inputs[from].pts;
+    e->ref = cr_test_ref_new (type, components);
+    for (guint i = from; i < to; i++) {
+      cr_test_ref_add (e->ref, &inputs[i].span);
+      e->count += inputs[i].span.rows
+          * (r->per_channel ? components : inputs[i].span.channels);
+      e->duration += inputs[i].counted;
+    }
+    e->what = g_strdup_printf (
+        "%s, hop %u (buffers %u to %u)", what, k, from, to - 1);
+    g_ptr_array_add (expected, e);
+  }
+  cr_test_check_results (results, expected, r->monoid, r->per_channel, what);
+  if (r->tensor)
+    cr_test_check_tensor_results (h, expected, r->monoid, what);
+  else if (hops > 1)
+    check_complete (results, hops, &expected->len, 1, what);
+  g_ptr_array_unref (expected);
+  g_ptr_array_unref (results);
+  gst_harness_teardown (h);
+}
+
+/* Frames of packed formats, per channel (RGBx in tensors, BGR) and all
+ * together (GRAY8), at 50 fps: 40 ms hops of 2 frames, windows of 3 hops;
+ * 13 frames are 6 hops and one frame at EOS. */
+GST_START_TEST (test_window_video)
+{
+  static const gchar *const formats[] = { "RGBx", "BGR", "GRAY8" };
+  const guint components[] = { 3, 3, 1 };
+  const CrTestMonoid *monoids[] = { &cr_test_monoid_mean_var,
+    &cr_test_monoid_minmax, &cr_test_monoid_sum };
+  for (guint f = 0; f < G_N_ELEMENTS (formats); f++) {
+    CrTestInput inputs[13];
+    for (guint k = 0; k < 13; k++) {
+      cr_test_input_video (
+          &inputs[k], rand_, cr_test_video_format (formats[f]), 101, 38, 0, 50);
+      inputs[k].pts = k * 20 * GST_MSECOND;
+      inputs[k].duration = inputs[k].counted = 20 * GST_MSECOND;
+      if (components[f] == 1)
+        inputs[k].span.channels = 1;
+    }
+    const CrTestReduce r = { .monoid = monoids[f],
+      .per_channel = components[f] > 1,
+      .interval = 40 * GST_MSECOND,
+      .window = 120 * GST_MSECOND,
+      .tensor = f == 0 };
+    run_whole_case (gst_caps_ref (inputs[0].caps), inputs, 13, CR_TYPE_UINT8,
+        components[f], &r, formats[f]);
+    for (guint k = 0; k < 13; k++)
+      cr_test_input_clear (&inputs[k]);
+  }
+}
+
+GST_END_TEST;
+
+/* Tensors of 7 channels of float64 per channel, 10 ms buffers, 20 ms hops,
+ * windows of 5 hops. */
+GST_START_TEST (test_window_tensors)
+{
+  CrTestInput inputs[23];
+  for (guint k = 0; k < 23; k++) {
+    cr_test_input_raw (&inputs[k], rand_, CR_TYPE_FLOAT64, 7, 500);
+    inputs[k].pts = k * 10 * GST_MSECOND;
+    inputs[k].duration = inputs[k].counted = 10 * GST_MSECOND;
+  }
+  const CrTestReduce r = { .monoid = &cr_test_monoid_mean_var,
+    .per_channel = TRUE,
+    .interval = 20 * GST_MSECOND,
+    .window = 100 * GST_MSECOND };
+  run_whole_case (cr_test_tensor_rows_caps (CR_TYPE_FLOAT64, 7, 500), inputs,
+      23, CR_TYPE_FLOAT64, 7, &r, "tensors of float64, 7:500");
+  for (guint k = 0; k < 23; k++)
+    cr_test_input_clear (&inputs[k]);
+}
+
+GST_END_TEST;
+
 static const CrTestCase cases[] = {
   CR_TEST_CASE (test_window_per_channel),
   CR_TEST_CASE (test_window_monoids),
   CR_TEST_CASE (test_window_tensor_output),
   CR_TEST_CASE (test_window_of_one_interval),
   CR_TEST_CASE (test_window_restarts),
+  CR_TEST_CASE (test_window_video),
+  CR_TEST_CASE (test_window_tensors),
   { NULL },
 };
 
