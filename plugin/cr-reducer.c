@@ -903,12 +903,6 @@ cr_reducer_set_window (CrReducer *r, guint hops, GError **error)
   return ok;
 }
 
-guint
-cr_reducer_window (const CrReducer *r)
-{
-  return MAX (r->window_hops, 1);
-}
-
 gboolean
 cr_reducer_ends_window (const CrReducer *r, const CrSubmitOptions *options)
 {

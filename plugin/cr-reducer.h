@@ -87,8 +87,6 @@ typedef struct {
  * CR_KERNELS_WINDOW. Only between jobs; with a change of channels the
  * window starts afresh. */
 gboolean cr_reducer_set_window (CrReducer *reducer, guint hops, GError **error);
-/* The hops a result spans at most: 1 without a window. */
-guint cr_reducer_window (const CrReducer *reducer);
 /* Whether a submission with @options ends a hop of a sliding window: it
  * then launches on its own, never in a batch (cr-batch.h), whose state
  * after it would be the next hop's. */
