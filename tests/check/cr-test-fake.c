@@ -47,6 +47,31 @@ cr_fake_expect_error (
   va_end (args);
 }
 
+void
+cr_fake_expect_start_error (
+    GstElement *e, GQuark domain, gint code, const gchar *m1, const gchar *m2)
+{
+  GstBus *bus = gst_bus_new ();
+  gst_element_set_bus (e, bus);
+  gst_object_unref (bus);
+  fail_unless_equals_int (
+      gst_element_set_state (e, GST_STATE_PAUSED), GST_STATE_CHANGE_FAILURE);
+  fail_unless_equals_int (cr_fake_live_contexts (), 0);
+  g_autoptr (GstMessage) msg =
+      gst_bus_pop_filtered (GST_ELEMENT_BUS (e), GST_MESSAGE_ERROR);
+  fail_unless (msg != NULL);
+  g_autoptr (GError) error = NULL;
+  gst_message_parse_error (msg, &error, NULL);
+  fail_unless (error->domain == domain && error->code == code, "%s %d: %s",
+      g_quark_to_string (error->domain), error->code, error->message);
+  fail_unless (
+      strstr (error->message, m1) && (!m2 || strstr (error->message, m2)), "%s",
+      error->message);
+  gst_element_set_state (e, GST_STATE_NULL);
+  gst_bus_set_flushing (GST_ELEMENT_BUS (e), TRUE);
+  gst_object_unref (e);
+}
+
 /* No result message left on the bus. */
 void
 cr_fake_expect_no_result (GstHarness *h)

@@ -18,6 +18,11 @@ guint64 cr_fake_get_uint64 (const GstStructure *s, const gchar *field);
  * mentioning each of the NULL-terminated strings. */
 void cr_fake_expect_error (
     GstHarness *h, GQuark domain, gint code, const gchar *first, ...);
+/* Starting @e (taken) fails with an error of @domain and @code, its
+ * message mentioning @m1 and @m2 (unless NULL), and no CUDA context is
+ * left. */
+void cr_fake_expect_start_error (
+    GstElement *e, GQuark domain, gint code, const gchar *m1, const gchar *m2);
 /* No result message left on the bus. */
 void cr_fake_expect_no_result (GstHarness *h);
 /* A case's start (a checked fixture): the fake as the environment leaves

@@ -216,6 +216,15 @@ cr_test_interval_frames (GstClockTime interval, gint rate)
   return MAX (1, gst_util_uint64_scale_round (interval, rate, GST_SECOND));
 }
 
+guint64 *
+cr_test_random_sizes (GRand *rand, guint n, guint64 lo, guint64 hi)
+{
+  guint64 *sizes = g_new (guint64, n);
+  for (guint k = 0; k < n; k++)
+    sizes[k] = lo + (guint64)g_rand_int_range (rand, 0, (gint32)(hi - lo + 1));
+  return sizes;
+}
+
 void
 cr_test_audio_intervals (GPtrArray *expected, const CrTestAudio *st,
     const CrTestAudioCut *cut, const gchar *what)

@@ -96,6 +96,9 @@ GstBuffer *cr_test_audio_buffer (const CrTestAudio *st, guint k,
 void cr_test_audio_push (
     GstHarness *h, const CrTestAudio *st, gboolean discont, const gchar *what);
 
+/* @n random buffer sizes from @lo to @hi frames (g_free them). */
+guint64 *cr_test_random_sizes (GRand *rand, guint n, guint64 lo, guint64 hi);
+
 /* The frames of an interval: level's rounding, which the element follows. */
 guint64 cr_test_interval_frames (GstClockTime interval, gint rate);
 

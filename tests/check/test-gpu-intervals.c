@@ -76,16 +76,6 @@ run_audio_case (const AudioCase *c, const guint64 *sizes, guint n)
   cr_test_audio_free (st);
 }
 
-/* @n random sizes from @lo to @hi frames. */
-static guint64 *
-random_sizes (guint n, guint64 lo, guint64 hi)
-{
-  guint64 *sizes = g_new (guint64, n);
-  for (guint k = 0; k < n; k++)
-    sizes[k] = lo + (guint64)g_rand_int_range (rand_, 0, (gint32)(hi - lo + 1));
-  return sizes;
-}
-
 /* Buffers of 1000 frames. */
 static const guint64 thousands[20] = { 1000, 1000, 1000, 1000, 1000, 1000, 1000,
   1000, 1000, 1000, 1000, 1000, 1000, 1000, 1000, 1000, 1000, 1000, 1000,
@@ -110,7 +100,7 @@ GST_START_TEST (test_interval_of_fractional_frames)
 {
   const AudioCase s16 = { "S16LE", CR_TYPE_INT16, 44100, 3,
     { .monoid = &cr_test_monoid_sum, .interval = 7 * GST_MSECOND } };
-  g_autofree guint64 *sizes = random_sizes (60, 1, 1500);
+  g_autofree guint64 *sizes = cr_test_random_sizes (rand_, 60, 1, 1500);
   sizes[3] = 1;
   sizes[7] = 309;
   run_audio_case (&s16, sizes, 60);
@@ -123,7 +113,7 @@ GST_START_TEST (test_interval_many_per_buffer)
 {
   const AudioCase u8 = { "U8", CR_TYPE_UINT8, 8000, 1,
     { .monoid = &cr_test_monoid_minmax, .interval = GST_MSECOND } };
-  g_autofree guint64 *small = random_sizes (50, 1, 100);
+  g_autofree guint64 *small = cr_test_random_sizes (rand_, 50, 1, 100);
   run_audio_case (&u8, small, 50);
 }
 
@@ -223,7 +213,7 @@ GST_END_TEST;
 GST_START_TEST (test_interval_per_channel_audio)
 {
   const GstClockTime i = 20 * GST_MSECOND;
-  g_autofree guint64 *sizes = random_sizes (80, 1, 3000);
+  g_autofree guint64 *sizes = cr_test_random_sizes (rand_, 80, 1, 3000);
   const AudioCase cases[] = {
     { "S32LE", CR_TYPE_INT32, 44100, 6,
         { .monoid = &cr_test_monoid_sum, .per_channel = TRUE, .interval = i } },

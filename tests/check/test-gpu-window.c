@@ -89,15 +89,6 @@ run_case (const WindowCase *c, const guint64 *sizes, guint n)
   cr_test_audio_free (st);
 }
 
-static guint64 *
-random_sizes (guint n, guint64 lo, guint64 hi)
-{
-  guint64 *sizes = g_new (guint64, n);
-  for (guint k = 0; k < n; k++)
-    sizes[k] = lo + (guint64)g_rand_int_range (rand_, 0, (gint32)(hi - lo + 1));
-  return sizes;
-}
-
 /* 40 ms windows of 10 ms hops, per channel, from buffers of 1 to 1500
  * frames. */
 GST_START_TEST (test_window_per_channel)
@@ -107,7 +98,7 @@ GST_START_TEST (test_window_per_channel)
         .per_channel = TRUE,
         .interval = 10 * GST_MSECOND,
         .window = 40 * GST_MSECOND } };
-  g_autofree guint64 *sizes = random_sizes (60, 1, 1500);
+  g_autofree guint64 *sizes = cr_test_random_sizes (rand_, 60, 1, 1500);
   run_case (&c, sizes, 60);
 }
 
@@ -124,7 +115,7 @@ GST_START_TEST (test_window_monoids)
       { .monoid = monoids[k],
           .interval = 7 * GST_MSECOND,
           .window = 21 * GST_MSECOND } };
-    g_autofree guint64 *sizes = random_sizes (40, 1, 900);
+    g_autofree guint64 *sizes = cr_test_random_sizes (rand_, 40, 1, 900);
     run_case (&c, sizes, 40);
   }
 }
@@ -140,7 +131,7 @@ GST_START_TEST (test_window_tensor_output)
         .interval = 5 * GST_MSECOND,
         .window = 50 * GST_MSECOND,
         .tensor = TRUE } };
-  g_autofree guint64 *sizes = random_sizes (30, 100, 2000);
+  g_autofree guint64 *sizes = cr_test_random_sizes (rand_, 30, 100, 2000);
   run_case (&c, sizes, 30);
 }
 
@@ -154,7 +145,7 @@ GST_START_TEST (test_window_of_one_interval)
         .per_channel = TRUE,
         .interval = 10 * GST_MSECOND,
         .window = 10 * GST_MSECOND } };
-  g_autofree guint64 *sizes = random_sizes (30, 1, 1500);
+  g_autofree guint64 *sizes = cr_test_random_sizes (rand_, 30, 1, 1500);
   run_case (&c, sizes, 30);
 }
 
