@@ -208,4 +208,43 @@ CR_ABI_ASSERT (CR_ABI_OFFSETOF (struct CrBinArgs, scratch) == 0
 CR_ABI_ASSERT (sizeof (struct CrBinArgs) + 12 * 8 <= CR_PARAMS_BEFORE_CTX,
     "the counting kernels' parameters fit beside the largest Ctx");
 
+/* Regions of a frame's plane, each reduced to a result of its own in one
+ * launch (regions.cu). At most CR_REGIONS_MAX a launch; each is read by
+ * one or more blocks, CR_REGION_BLOCKS_MAX of them in all, and has at most
+ * CR_REGION_CHANNELS_MAX interleaved channels (a video plane's
+ * components: RGBA's four). */
+#define CR_REGIONS_MAX 4096
+#define CR_REGION_BLOCKS_MAX 16384
+#define CR_REGION_CHANNELS_MAX 4
+/* Flags of a launch over regions. CARRY: each region continues the state
+ * an earlier launch left for it (the frame's earlier planes). EMIT: each
+ * region's result is written; otherwise its state is kept for the next
+ * launch. */
+#define CR_REGIONS_CARRY 1u
+#define CR_REGIONS_EMIT 2u
+
+/* One region of a plane: @lines lines of @width rows (pixels) of the
+ * launch's channels, the first at @offset bytes from the plane's start,
+ * lines the launch's pitch apart. */
+struct CrRegionRect {
+  cr_u64 offset;
+  cr_u64 row_base; /* rows of the region in the planes before (index and
+                      count) */
+  cr_u32 width;
+  cr_u32 lines;
+  cr_u32 first_block; /* of the blocks that read it, consecutive */
+  cr_u32 blocks;
+};
+
+CR_ABI_ASSERT (sizeof (struct CrRegionRect) == 32
+        && CR_ABI_ALIGNOF (struct CrRegionRect) == 8,
+    "CrRegionRect layout");
+CR_ABI_ASSERT (CR_ABI_OFFSETOF (struct CrRegionRect, offset) == 0
+        && CR_ABI_OFFSETOF (struct CrRegionRect, row_base) == 8
+        && CR_ABI_OFFSETOF (struct CrRegionRect, width) == 16
+        && CR_ABI_OFFSETOF (struct CrRegionRect, lines) == 20
+        && CR_ABI_OFFSETOF (struct CrRegionRect, first_block) == 24
+        && CR_ABI_OFFSETOF (struct CrRegionRect, blocks) == 28,
+    "CrRegionRect offsets");
+
 #endif /* CR_ABI_H */

@@ -44,6 +44,7 @@ take_arena (CrReducer *r, GError **error)
   a = g_new0 (CrArena, 1);
   a->input_bytes = ARENA_INPUT_BYTES;
   a->result_bytes = r->program->out.size * r->channels;
+  a->capacity = CR_BATCH_MAX;
   CUresult res = cu->MemHostAlloc ((void **)&a->host,
       a->input_bytes + CR_BATCH_MAX * a->result_bytes,
       CU_MEMHOSTALLOC_DEVICEMAP);

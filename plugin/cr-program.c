@@ -505,6 +505,8 @@ cr_program_new_with (CrMonoid *monoid, CrType in, CrKernels kernels)
     append_kernel (s, "histogram.cu");
   if (kernels & CR_KERNELS_WINDOW)
     append_kernel (s, "window.cu");
+  if (kernels & CR_KERNELS_REGIONS)
+    append_kernel (s, "regions.cu");
   p->source = g_string_free (s, FALSE);
   return p;
 }

@@ -31,6 +31,9 @@ typedef enum {
   /* A sliding window's result from its hops' states (kernels/window.cu):
    * for an element with a window longer than its interval. */
   CR_KERNELS_WINDOW = 1 << 5,
+  /* Results per region of a frame's plane (kernels/regions.cu), for
+   * monoids without bins. */
+  CR_KERNELS_REGIONS = 1 << 6,
 } CrKernels;
 
 #define CR_KERNELS_PER_CHANNEL \

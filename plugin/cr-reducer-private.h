@@ -3,6 +3,7 @@
 
 #include "cr-geometry.h"
 #include "cr-reducer.h"
+#include "cr-region-kernel.h"
 #include "cr-staging.h"
 #include "cr-window-ring.h"
 
@@ -36,6 +37,8 @@ typedef struct {
   gsize input_bytes; /* where the results start */
   gsize result_bytes; /* of one result: channels Out, as the kernel packs
                          them (so also the channels it was made for) */
+  guint capacity; /* results: CR_BATCH_MAX, or a launch over regions'
+                     CR_REGIONS_MAX */
 } CrArena;
 
 struct _CrReducer {
@@ -77,6 +80,8 @@ struct _CrReducer {
   /* A sliding window's hops (cr_reducer_set_window). */
   CrWindowRing window;
   guint window_hops; /* asked for: 0, or 2 and more */
+  /* Results per region (cr-reducer-regions.c). */
+  CrRegionKernel regions;
 
   /* Reductions gathered for the next batch (cr-batch.c); used by one
    * thread at a time, like submission. */
@@ -96,7 +101,8 @@ struct _CrReducer {
   GPtrArray *all_slots;
   GPtrArray *free_events;
   GPtrArray *all_events;
-  GPtrArray *free_arenas; /* CrArena */
+  GPtrArray *free_arenas; /* CrArena of batches */
+  GPtrArray *free_region_arenas; /* CrArena of launches over regions */
   GPtrArray *stale_arenas; /* of another channel count: freed at the end */
 };
 

@@ -63,7 +63,8 @@ load_module (CrReducer *r, gchar **log, GError **error)
     CR_CHECK (cu->ModuleGetFunction (&r->binned_pitched_function, r->module,
                   "cr_reduce_binned_pitched"),
         "Finding the pitched reduction kernel that counts bins");
-  if (!cr_window_ring_load (&r->window, cu, r->module, r->program, error))
+  if (!cr_window_ring_load (&r->window, cu, r->module, r->program, error)
+      || !cr_region_kernel_load (&r->regions, cu, r->module, r->program, error))
     return FALSE;
   if (!r->program->per_channel)
     return TRUE;
@@ -220,6 +221,7 @@ cr_reducer_new (
   r->free_events = g_ptr_array_new ();
   r->all_events = g_ptr_array_new ();
   r->free_arenas = g_ptr_array_new ();
+  r->free_region_arenas = g_ptr_array_new ();
   r->stale_arenas = g_ptr_array_new ();
 
   if (!cr_device_push (device, error))
@@ -248,9 +250,12 @@ free_arenas (CrReducer *r, gboolean in_context)
   r->gather.arena = NULL;
   for (guint k = 0; k < r->free_arenas->len; k++)
     arena_free (r, g_ptr_array_index (r->free_arenas, k), in_context);
+  for (guint k = 0; k < r->free_region_arenas->len; k++)
+    arena_free (r, g_ptr_array_index (r->free_region_arenas, k), in_context);
   for (guint k = 0; k < r->stale_arenas->len; k++)
     arena_free (r, g_ptr_array_index (r->stale_arenas, k), in_context);
   g_ptr_array_set_size (r->free_arenas, 0);
+  g_ptr_array_set_size (r->free_region_arenas, 0);
   g_ptr_array_set_size (r->stale_arenas, 0);
 }
 
@@ -293,6 +298,7 @@ cr_reducer_free (CrReducer *r)
       cu->ModuleUnload (r->module);
   }
   cr_window_ring_free (&r->window, cu, in_context);
+  cr_region_kernel_free (&r->regions, cu, in_context);
   /* Host memory, freed even when the context is gone. */
   free_arenas (r, in_context);
   if (in_context)
@@ -304,6 +310,7 @@ cr_reducer_free (CrReducer *r)
   g_ptr_array_unref (r->free_events);
   g_ptr_array_unref (r->all_events);
   g_ptr_array_unref (r->free_arenas);
+  g_ptr_array_unref (r->free_region_arenas);
   g_ptr_array_unref (r->stale_arenas);
   g_mutex_clear (&r->lock);
   cr_compiled_free (r->compiled);
@@ -867,7 +874,9 @@ cr_reducer_set_channels (CrReducer *r, guint channels, GError **error)
   g_mutex_lock (&r->lock);
   g_ptr_array_set_size (r->free_slots, 0);
   g_ptr_array_extend_and_steal (r->stale_arenas, r->free_arenas);
+  g_ptr_array_extend_and_steal (r->stale_arenas, r->free_region_arenas);
   r->free_arenas = g_ptr_array_new ();
+  r->free_region_arenas = g_ptr_array_new ();
   g_mutex_unlock (&r->lock);
   return ok;
 }
@@ -941,7 +950,10 @@ cr_reducer_recycle_job (CrReducer *r, CrJob *job)
     g_ptr_array_add (r->free_slots, job->slot);
   if (job->arena) {
     if (job->arena->result_bytes == r->program->out.size * r->channels)
-      g_ptr_array_add (r->free_arenas, job->arena);
+      g_ptr_array_add (job->arena->capacity == CR_REGIONS_MAX
+              ? r->free_region_arenas
+              : r->free_arenas,
+          job->arena);
     else
       g_ptr_array_add (r->stale_arenas, job->arena);
   }

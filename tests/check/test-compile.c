@@ -461,6 +461,7 @@ GST_START_TEST (test_kernel_sets)
     { 0, "cr_reduce", "cr_reduce_channels" },
     { 0, "cr_reduce", "cr_window" },
     { CR_KERNELS_WINDOW, "cr_window", "cr_reduce_pitched" },
+    { CR_KERNELS_REGIONS, "cr_reduce_regions", "cr_window" },
     { CR_KERNELS_PITCHED, "cr_reduce_pitched", "cr_reduce_channels" },
     { CR_KERNELS_CHANNELS | CR_KERNELS_VEC2, "cr_reduce_channels_vec2",
         "cr_reduce_channels_vec4" },
@@ -516,6 +517,32 @@ GST_START_TEST (test_window_kernels_compile)
         c != NULL, "%s: %s", cases[k].monoid, error ? error->message : "");
     fail_unless (image_has (c, "cr_window"), "%s", cases[k].monoid);
     fail_unless_equals_int (image_has (c, "cr_window_bins"), cases[k].bins);
+  }
+}
+
+GST_END_TEST;
+
+/* The regions' kernel compiles beside a monoid with a finalize and a
+ * fused one, on video's sample types. */
+GST_START_TEST (test_regions_kernel_compiles)
+{
+  static const struct {
+    const gchar *monoid;
+    CrType in;
+  } cases[] = {
+    { "mean_var", CR_TYPE_UINT8 },
+    { "argmax+sumsq", CR_TYPE_UINT16 },
+  };
+  for (guint k = 0; k < G_N_ELEMENTS (cases); k++) {
+    g_autoptr (GError) error = NULL;
+    g_autoptr (CrMonoid) monoid = cr_monoid_load (cases[k].monoid, &error);
+    fail_unless (monoid != NULL, "%s", error ? error->message : "");
+    g_autoptr (CrProgram) p = cr_program_new_with (
+        monoid, cases[k].in, CR_KERNELS_REGIONS | CR_KERNELS_PITCHED);
+    g_autoptr (CrCompiled) c = compile_or_print (p, archs[0], &error);
+    fail_unless (
+        c != NULL, "%s: %s", cases[k].monoid, error ? error->message : "");
+    fail_unless (image_has (c, "cr_reduce_regions"), "%s", cases[k].monoid);
   }
 }
 
@@ -672,6 +699,7 @@ compile_suite (void)
   tcase_add_test (tc, test_largest_context_compiles);
   tcase_add_test (tc, test_kernel_sets);
   tcase_add_test (tc, test_window_kernels_compile);
+  tcase_add_test (tc, test_regions_kernel_compiles);
   tcase_add_test (tc, test_abi_drift_fails_to_compile);
   return s;
 }

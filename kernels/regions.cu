@@ -1,0 +1,157 @@
+/* kernels/regions.cu: a result for each of many regions of a frame's
+ * plane, in one launch.
+ *
+ * Appended to the kernel template (whose block helpers it uses), and only
+ * to programs asked for it (CR_KERNELS_REGIONS). The host lists the
+ * regions (CrRegionRect, kernels/cr-abi.h) and gives each as many blocks
+ * as its size needs; a table maps every block of the grid to its region,
+ * so that a block finds its work with one load, and a frame of a thousand
+ * small regions and one of a single large one both fill the GPU.
+ *
+ * Each thread folds pixels of its region a grid-stride apart (the pixel's
+ * line and column from its index in the region), all of a pixel's
+ * channels at once: a video plane has at most CR_REGION_CHANNELS_MAX. A
+ * region read by several blocks ends in the last of them to finish, which
+ * its own ticket elects, as a whole reduction ends in cr_finish_packed.
+ * A frame's planes are launches of their own: a region's state passes
+ * from one to the next (CR_REGIONS_CARRY), and the last writes the
+ * results (CR_REGIONS_EMIT). */
+
+/* Loads a thread issues before it uses any. */
+#define CR_REGION_UNROLL 4
+
+/* Folds the pixels of @rect that block @b (of its blocks) takes, every
+ * channel into acc[c]. The region's index counts its pixels, line by
+ * line, after the rows of the planes before. */
+template <int C>
+static __device__ __forceinline__ void
+cr_fold_region (const unsigned char *plane, unsigned long long pitch,
+    const CrRegionRect &rect, unsigned int b, Acc (&acc)[C], const Ctx &ctx)
+{
+#pragma unroll
+  for (int c = 0; c < C; c++)
+    acc[c] = cr_identity (ctx);
+  /* The host keeps a region below 2^31 pixels. */
+  const unsigned int width = rect.width;
+  const unsigned int n = width * rect.lines;
+  const unsigned int step = rect.blocks * CR_BLOCK_THREADS;
+  const unsigned char *base = plane + rect.offset;
+  unsigned int p = b * CR_BLOCK_THREADS + threadIdx.x;
+
+  for (; p + (CR_REGION_UNROLL - 1) * step < n;
+       p += CR_REGION_UNROLL * step) {
+    In x[CR_REGION_UNROLL][C];
+#pragma unroll
+    for (int u = 0; u < CR_REGION_UNROLL; u++) {
+      const unsigned int q = p + u * step;
+      const In *px = reinterpret_cast<const In *> (
+                         base + (unsigned long long) (q / width) * pitch)
+          + (q % width) * C;
+#pragma unroll
+      for (int c = 0; c < C; c++)
+        x[u][c] = __ldg (px + c);
+    }
+#pragma unroll
+    for (int u = 0; u < CR_REGION_UNROLL; u++)
+#pragma unroll
+      for (int c = 0; c < C; c++)
+        acc[c] = cr_combine (acc[c],
+            cr_load (x[u][c], rect.row_base + p + u * step, ctx), ctx);
+  }
+  for (; p < n; p += step) {
+    const In *px = reinterpret_cast<const In *> (
+                       base + (unsigned long long) (p / width) * pitch)
+        + (p % width) * C;
+#pragma unroll
+    for (int c = 0; c < C; c++)
+      acc[c] = cr_combine (acc[c], cr_load (__ldg (px + c), rect.row_base + p,
+          ctx), ctx);
+  }
+}
+
+template <int C>
+static __device__ __forceinline__ void
+cr_reduce_region (const unsigned char *plane, unsigned long long pitch,
+    const CrRegionRect *rects, const unsigned int *block_region,
+    unsigned int flags, CrAccWords *partials, unsigned int *tickets,
+    Acc *states, Out *results, const Ctx &ctx)
+{
+  const unsigned int k = block_region[blockIdx.x];
+  const CrRegionRect rect = rects[k];
+  Acc acc[C];
+
+  cr_fold_region<C> (plane, pitch, rect, blockIdx.x - rect.first_block, acc,
+      ctx);
+#pragma unroll
+  for (int c = 0; c < C; c++)
+    acc[c] = cr_block_reduce (acc[c], ctx);
+  if (rect.blocks > 1) {
+    if (threadIdx.x == 0) {
+#pragma unroll
+      for (int c = 0; c < C; c++)
+        partials[(unsigned long long) blockIdx.x * C + c].acc = acc[c];
+    }
+    if (!cr_block_is_last_of (&tickets[k], rect.blocks))
+      return;
+#pragma unroll
+    for (int c = 0; c < C; c++) {
+      Acc total = cr_identity (ctx);
+      for (unsigned int i = threadIdx.x; i < rect.blocks;
+           i += CR_BLOCK_THREADS)
+        total = cr_combine (total,
+            cr_load_partial (
+                partials + (unsigned long long) (rect.first_block + i) * C + c),
+            ctx);
+      acc[c] = cr_block_reduce (total, ctx);
+    }
+  }
+  if (threadIdx.x == 0) {
+    const unsigned long long count =
+        rect.row_base + (unsigned long long) rect.width * rect.lines;
+#pragma unroll
+    for (int c = 0; c < C; c++) {
+      const unsigned long long slot = (unsigned long long) k * C + c;
+      Acc total = acc[c];
+      if (flags & CR_REGIONS_CARRY)
+        total = cr_combine (states[slot], total, ctx);
+      if (flags & CR_REGIONS_EMIT)
+        results[slot] = cr_finalize (total, count, ctx);
+      else
+        states[slot] = total;
+    }
+  }
+  cr_release_ticket (&tickets[k], rect.blocks);
+}
+
+/* plane:        the plane's first line (device memory, or memory the
+ *               device maps), lines @pitch bytes apart
+ * rects:        the regions; block_region: each block's region
+ * partials:     CR_REGION_BLOCKS_MAX * channels slots
+ * tickets:      one per region, zero before the first launch and left zero
+ * states:       channels Acc per region, carried from launch to launch
+ * results:      channels Out per region (with CR_REGIONS_EMIT) */
+extern "C" __global__ void __launch_bounds__ (CR_BLOCK_THREADS)
+cr_reduce_regions (const unsigned char *plane, unsigned long long pitch,
+    const CrRegionRect *rects, const unsigned int *block_region,
+    unsigned int channels, unsigned int flags, CrAccWords *partials,
+    unsigned int *tickets, Acc *states, Out *results, const Ctx ctx)
+{
+  switch (channels) {
+  case 1:
+    cr_reduce_region<1> (plane, pitch, rects, block_region, flags, partials,
+        tickets, states, results, ctx);
+    break;
+  case 2:
+    cr_reduce_region<2> (plane, pitch, rects, block_region, flags, partials,
+        tickets, states, results, ctx);
+    break;
+  case 3:
+    cr_reduce_region<3> (plane, pitch, rects, block_region, flags, partials,
+        tickets, states, results, ctx);
+    break;
+  case 4:
+    cr_reduce_region<4> (plane, pitch, rects, block_region, flags, partials,
+        tickets, states, results, ctx);
+    break;
+  }
+}

@@ -1,0 +1,227 @@
+/* cr-reducer-regions.c: results per region of a plane, in one launch. */
+#include "cr-reducer-regions.h"
+
+#include "cr-error.h"
+#include "cr-reducer-private.h"
+
+/* Values a block reads at least, 16 a thread; more where the regions
+ * would need more than CR_REGION_BLOCKS_MAX blocks. */
+#define VALUES_PER_BLOCK (CR_BLOCK_THREADS * 16u)
+/* Where the pinned table puts each block's region, after the rects. */
+#define RECTS_BYTES (CR_REGIONS_MAX * sizeof (struct CrRegionRect))
+#define TABLE_BYTES (RECTS_BYTES + CR_REGION_BLOCKS_MAX * sizeof (guint32))
+
+/* Pinned memory for one launch: its table, then its results. The
+ * reducer's context is current. */
+static CrArena *
+take_arena (CrReducer *r, GError **error)
+{
+  const CrDriver *cu = r->device->cu;
+  CrArena *a = NULL;
+
+  g_mutex_lock (&r->lock);
+  if (r->free_region_arenas->len > 0)
+    a = g_ptr_array_steal_index_fast (
+        r->free_region_arenas, r->free_region_arenas->len - 1);
+  g_mutex_unlock (&r->lock);
+  if (a)
+    return a;
+  a = g_new0 (CrArena, 1);
+  a->input_bytes = TABLE_BYTES;
+  a->result_bytes = r->program->out.size * r->channels;
+  a->capacity = CR_REGIONS_MAX;
+  CUresult res = cu->MemHostAlloc ((void **)&a->host,
+      a->input_bytes + CR_REGIONS_MAX * a->result_bytes,
+      CU_MEMHOSTALLOC_DEVICEMAP);
+  if (res == CUDA_SUCCESS)
+    res = cu->MemHostGetDevicePointer (&a->device, a->host, 0);
+  if (res != CUDA_SUCCESS) {
+    if (a->host)
+      cu->MemFreeHost (a->host);
+    g_free (a);
+    cr_cuda_fail (error, res, "Allocating pinned memory for regions");
+    return NULL;
+  }
+  return a;
+}
+
+/* Fills @out and @block_region with the blocks of @rects: each as many as
+ * its values need, at least one. Returns the grid's blocks. */
+static guint
+assign_blocks (const CrRect *rects, guint n, guint channels,
+    struct CrRegionRect *out, guint32 *block_region)
+{
+  guint64 per_block = VALUES_PER_BLOCK, total;
+  for (;; per_block *= 2) {
+    total = 0;
+    for (guint k = 0; k < n; k++)
+      total += MAX (1,
+          (rects[k].width * rects[k].lines * channels + per_block - 1)
+              / per_block);
+    if (total <= CR_REGION_BLOCKS_MAX)
+      break;
+  }
+  guint first = 0;
+  for (guint k = 0; k < n; k++) {
+    const guint blocks = (guint)MAX (1,
+        (rects[k].width * rects[k].lines * channels + per_block - 1)
+            / per_block);
+    out[k].first_block = first;
+    out[k].blocks = blocks;
+    for (guint b = 0; b < blocks; b++)
+      block_region[first + b] = k;
+    first += blocks;
+  }
+  return first;
+}
+
+static gboolean
+check_rects (const CrReducer *r, const CrRegion *plane, const CrRect *rects,
+    guint n, GError **error)
+{
+  const gsize pixel = cr_type_size (r->program->in) * r->channels;
+  const guint64 cols = plane->row_bytes / pixel;
+
+  if (n > CR_REGIONS_MAX || r->channels > CR_REGION_CHANNELS_MAX) {
+    g_set_error (error, CR_ERROR, CR_ERROR_INPUT,
+        "%u regions of %u channels: results per region take at most %u "
+        "regions of %u channels",
+        n, r->channels, CR_REGIONS_MAX, CR_REGION_CHANNELS_MAX);
+    return FALSE;
+  }
+  if (plane->row_bytes % pixel != 0) {
+    g_set_error (error, CR_ERROR, CR_ERROR_INPUT,
+        "A line of %" G_GSIZE_FORMAT " bytes is not a whole number of "
+        "pixels of %u %s values",
+        plane->row_bytes, r->channels, cr_type_name (r->program->in));
+    return FALSE;
+  }
+  for (guint k = 0; k < n; k++) {
+    const CrRect *c = &rects[k];
+    if (c->x + c->width > cols || c->y + c->lines > plane->n_rows
+        || c->width * c->lines > G_MAXINT32) {
+      g_set_error (error, CR_ERROR, CR_ERROR_INPUT,
+          "Region %u (%" G_GUINT64_FORMAT " x %" G_GUINT64_FORMAT
+          " at %" G_GUINT64_FORMAT ", %" G_GUINT64_FORMAT
+          ") is not inside the plane of %" G_GUINT64_FORMAT
+          " x %" G_GSIZE_FORMAT " pixels",
+          k, c->width, c->lines, c->x, c->y, cols, plane->n_rows);
+      return FALSE;
+    }
+  }
+  return TRUE;
+}
+
+/* Where the kernel reads @plane: in place, or a packed copy. */
+static gboolean
+plane_on_device (CrReducer *r, const CrRegion *plane, CUdeviceptr *at,
+    guint64 *pitch, GError **error)
+{
+  if (plane->device) {
+    *at = plane->device;
+    *pitch = plane->n_rows > 1 ? plane->stride : plane->row_bytes;
+    return TRUE;
+  }
+  const gsize bytes = plane->row_bytes * plane->n_rows;
+  if (!cr_reducer_ensure_staging (r, MAX (bytes, 1), error))
+    return FALSE;
+  CrMemcpy2D copy = { 0 };
+  copy.srcMemoryType = CU_MEMORYTYPE_HOST;
+  copy.srcHost = plane->data;
+  copy.srcPitch = plane->n_rows > 1 ? plane->stride : plane->row_bytes;
+  copy.dstMemoryType = CU_MEMORYTYPE_DEVICE;
+  copy.dstDevice = r->staging;
+  copy.dstPitch = plane->row_bytes;
+  copy.WidthInBytes = plane->row_bytes;
+  copy.Height = plane->n_rows;
+  if (bytes > 0)
+    CR_CHECK (r->device->cu->Memcpy2DAsync (&copy, r->device->stream),
+        "Copying the plane to the GPU");
+  *at = r->staging;
+  *pitch = plane->row_bytes;
+  return TRUE;
+}
+
+static gboolean
+launch_rects (CrReducer *r, const CrRegion *plane, const CrRect *rects, guint n,
+    gboolean carry, gboolean emit, const guint8 *ctx, CrJob *job,
+    GError **error)
+{
+  const CrDriver *cu = r->device->cu;
+  const gsize elem = cr_type_size (r->program->in);
+  CrArena *a = job->arena;
+  struct CrRegionRect *table = (struct CrRegionRect *)a->host;
+  guint32 *block_region = (guint32 *)(a->host + RECTS_BYTES);
+  CUdeviceptr plane_at;
+  guint64 pitch;
+
+  if (!cr_region_kernel_allocate (
+          &r->regions, cu, r->device->stream, r->program, error)
+      || !plane_on_device (r, plane, &plane_at, &pitch, error))
+    return FALSE;
+  for (guint k = 0; k < n; k++) {
+    table[k].offset = rects[k].y * pitch + rects[k].x * elem * r->channels;
+    table[k].row_base = rects[k].rows_before;
+    table[k].width = (guint32)rects[k].width;
+    table[k].lines = (guint32)rects[k].lines;
+    job->counts[k] =
+        (rects[k].rows_before + rects[k].width * rects[k].lines) * r->channels;
+  }
+  const guint blocks =
+      assign_blocks (rects, n, r->channels, table, block_region);
+  CR_CHECK (cu->MemcpyHtoDAsync (r->regions.rects, table,
+                n * sizeof (struct CrRegionRect), r->device->stream),
+      "Copying the regions to the GPU");
+  CR_CHECK (cu->MemcpyHtoDAsync (r->regions.block_region, block_region,
+                blocks * sizeof (guint32), r->device->stream),
+      "Copying the regions to the GPU");
+  const CUdeviceptr results = a->device + a->input_bytes;
+  guint channels = r->channels;
+  guint flags = (carry ? CR_REGIONS_CARRY : 0) | (emit ? CR_REGIONS_EMIT : 0);
+  void *params[] = { &plane_at, &pitch, &r->regions.rects,
+    &r->regions.block_region, &channels, &flags, &r->regions.partials,
+    &r->regions.tickets, &r->regions.states, (void *)&results, (void *)ctx };
+  CR_CHECK (cu->LaunchKernel (r->regions.function, blocks, 1, 1,
+                CR_BLOCK_THREADS, 1, 1, 0, r->device->stream, params, NULL),
+      "Launching the reduction of regions");
+  return TRUE;
+}
+
+CrJob *
+cr_reducer_submit_rects (CrReducer *r, const CrRegion *plane,
+    const CrRect *rects, guint n, gboolean carry, gboolean emit,
+    const guint8 *ctx, GError **error)
+{
+  if (r->regions.function == NULL) {
+    g_set_error (error, CR_ERROR, CR_ERROR_INPUT,
+        "The program of monoid %s was built without the regions' kernel",
+        r->program->monoid->name);
+    return NULL;
+  }
+  if (!check_rects (r, plane, rects, n, error)
+      || !cr_device_push (r->device, error))
+    return NULL;
+  CrJob *job = g_new0 (CrJob, 1);
+  job->refcount = 1;
+  job->reducer = r;
+  job->channels = r->channels;
+  job->counts = g_new0 (guint64, MAX (n, 1));
+  job->arena = take_arena (r, error);
+  gboolean ok = job->arena != NULL
+      && (n == 0
+          || launch_rects (r, plane, rects, n, carry, emit, ctx, job, error))
+      && cr_reducer_take_event (r, job, error);
+  if (ok) {
+    const CUresult res =
+        r->device->cu->EventRecord (job->done, r->device->stream);
+    ok = res == CUDA_SUCCESS
+        || cr_cuda_fail (error, res, "Recording a CUDA event");
+  }
+  cr_device_pop (r->device);
+  if (!ok) {
+    cr_reducer_recycle_job (r, job);
+    return NULL;
+  }
+  job->n_results = emit ? n : 0;
+  return job;
+}

@@ -1,0 +1,61 @@
+/* cr-region-kernel.c: the regions kernel of a reducer, and its memory. */
+#include "cr-region-kernel.h"
+
+gboolean
+cr_region_kernel_load (CrRegionKernel *kernel, const CrDriver *cu,
+    CUmodule module, const CrProgram *program, GError **error)
+{
+  if (!(program->kernels & CR_KERNELS_REGIONS))
+    return TRUE;
+  CR_CHECK (
+      cu->ModuleGetFunction (&kernel->function, module, "cr_reduce_regions"),
+      "Finding the regions' kernel");
+  return TRUE;
+}
+
+void
+cr_region_kernel_free (
+    CrRegionKernel *kernel, const CrDriver *cu, gboolean in_context)
+{
+  CUdeviceptr *buffers[] = { &kernel->partials, &kernel->tickets,
+    &kernel->states, &kernel->rects, &kernel->block_region };
+  for (guint k = 0; k < G_N_ELEMENTS (buffers); k++) {
+    if (*buffers[k] && in_context)
+      cu->MemFree (*buffers[k]);
+    *buffers[k] = 0;
+  }
+}
+
+gboolean
+cr_region_kernel_allocate (CrRegionKernel *kernel, const CrDriver *cu,
+    CUstream stream, const CrProgram *program, GError **error)
+{
+  const gsize channels = CR_REGION_CHANNELS_MAX;
+  const gsize ticket_bytes = CR_REGIONS_MAX * CR_TICKET_BYTES;
+
+  if (kernel->partials)
+    return TRUE;
+  g_return_val_if_fail (kernel->function != NULL, FALSE);
+  /* Freed together on failure, so that the next call starts over. */
+  CUresult res = cu->MemAlloc (&kernel->partials,
+      CR_REGION_BLOCKS_MAX * channels
+          * CR_PARTIAL_SLOT_BYTES (program->acc.size));
+  if (res == CUDA_SUCCESS)
+    res = cu->MemAlloc (&kernel->tickets, ticket_bytes);
+  if (res == CUDA_SUCCESS)
+    res = cu->MemsetD8Async (kernel->tickets, 0, ticket_bytes, stream);
+  if (res == CUDA_SUCCESS)
+    res = cu->MemAlloc (&kernel->states,
+        CR_REGIONS_MAX * channels * MAX (program->acc.size, 1));
+  if (res == CUDA_SUCCESS)
+    res = cu->MemAlloc (
+        &kernel->rects, CR_REGIONS_MAX * sizeof (struct CrRegionRect));
+  if (res == CUDA_SUCCESS)
+    res = cu->MemAlloc (
+        &kernel->block_region, CR_REGION_BLOCKS_MAX * sizeof (guint32));
+  if (res != CUDA_SUCCESS) {
+    cr_region_kernel_free (kernel, cu, TRUE);
+    return cr_cuda_fail (error, res, "Allocating memory for regions");
+  }
+  return TRUE;
+}

@@ -1,0 +1,36 @@
+/* cr-region-kernel.h: the regions kernel (kernels/regions.cu) of a
+ * reducer, and the device memory its launches share.
+ *
+ * Allocated on the first launch over regions, for CR_REGION_CHANNELS_MAX
+ * channels whatever the reducer's, so that a change of channels never
+ * waits for the GPU to free it. */
+#pragma once
+
+#include "cr-cuda.h"
+#include "cr-program.h"
+
+G_BEGIN_DECLS
+
+typedef struct {
+  CUfunction function; /* cr_reduce_regions; NULL: the program has none */
+  CUdeviceptr partials; /* CR_REGION_BLOCKS_MAX x channels slots */
+  CUdeviceptr tickets; /* one per region, zero between launches */
+  CUdeviceptr states; /* channels Acc per region, carried between planes */
+  CUdeviceptr rects; /* CR_REGIONS_MAX CrRegionRect, copied per launch */
+  CUdeviceptr block_region; /* CR_REGION_BLOCKS_MAX region indices */
+} CrRegionKernel;
+
+/* Finds the kernel in @module, which has it where @program has
+ * CR_KERNELS_REGIONS. */
+gboolean cr_region_kernel_load (CrRegionKernel *kernel, const CrDriver *cu,
+    CUmodule module, const CrProgram *program, GError **error);
+/* The device memory, allocated (and the tickets cleared on @stream) unless
+ * it is already. The context is current. */
+gboolean cr_region_kernel_allocate (CrRegionKernel *kernel, const CrDriver *cu,
+    CUstream stream, const CrProgram *program, GError **error);
+/* Frees the memory; with @in_context FALSE (the context is gone or
+ * broken) forgets it. */
+void cr_region_kernel_free (
+    CrRegionKernel *kernel, const CrDriver *cu, gboolean in_context);
+
+G_END_DECLS
