@@ -4,6 +4,8 @@
 
 #include "cr-batch.h"
 #include "cr-reducer-pairs.h"
+#include "gstcudareduce-region-results.h"
+#include "gstcudareduce-regions.h"
 
 GST_DEBUG_CATEGORY_EXTERN (gst_cuda_reduce_debug);
 #define GST_CAT_DEFAULT gst_cuda_reduce_debug
@@ -222,6 +224,51 @@ pairs_of (const GstCudaReducePlan *plan, const CrRegion *region,
   return pairs;
 }
 
+/* @p's frame over its regions: a launch a part, over all the regions, each
+ * region's state carried from plane to plane of a reducer. The launches
+ * of @p's first reduction @with. Under lock. */
+static gboolean
+submit_regions (GstCudaReduceBatches *b, CrReducer *const *reducers,
+    GstCudaReducePending *p, const CrRegion *planes,
+    const GstCudaReduceReduction *with, const guint8 *ctx, gboolean *launches,
+    GError **error)
+{
+  const GstCudaReducePlan *plan = p->plan;
+  const guint n = p->regions->len;
+  g_autofree CrRect *rects = g_new (CrRect, MAX (n, 1));
+  g_autofree guint64 *rows_before =
+      g_new0 (guint64, (gsize)MAX (n, 1) * plan->n_reducers);
+  gboolean carry[GST_VIDEO_MAX_PLANES] = { FALSE };
+
+  /* Launches keep the stream's order. */
+  if (b->reducer && !launch_full (b, FALSE, error))
+    return FALSE;
+  for (guint k = 0; k < plan->n_parts; k++) {
+    const GstCudaReducePart *part = &plan->parts[k];
+    CrReducer *reducer = reducers[part->reducer];
+    const gsize row_bytes =
+        cr_type_size (cr_reducer_program (reducer)->in) * part->channels;
+    GstCudaReduceReduction r = *with;
+
+    gst_cuda_reduce_regions_rects (p->regions, &p->frame.info, part->plane,
+        row_bytes, rows_before + (gsize)part->reducer * n, rects);
+    r.part = k;
+    r.keeps = part->keeps;
+    r.emit = with->emit && k == plan->n_parts - 1;
+    r.result = 0;
+    g_mutex_lock (&b->launch_lock);
+    r.job = cr_reducer_submit_rects (reducer, &planes[k], rects, n,
+        carry[part->reducer], part->keeps, ctx, error);
+    g_mutex_unlock (&b->launch_lock);
+    if (r.job == NULL)
+      return FALSE;
+    carry[part->reducer] = TRUE;
+    *launches = TRUE;
+    g_array_append_val (p->reductions, r);
+  }
+  return TRUE;
+}
+
 /* Submits each part of @slice. Under lock. */
 static gboolean
 submit_slice (GstCudaReduceBatches *b, CrReducer *const *reducers,
@@ -241,6 +288,11 @@ submit_slice (GstCudaReduceBatches *b, CrReducer *const *reducers,
         gst_segment_to_stream_time (segment, GST_FORMAT_TIME, slice->timestamp);
     r.running_time = gst_segment_to_running_time (
         segment, GST_FORMAT_TIME, slice->timestamp);
+  }
+  /* Each frame is one slice: interval is 0 with regions. */
+  if (p->regions) {
+    r.emit = slice->emit;
+    return submit_regions (b, reducers, p, regions, &r, ctx, launches, error);
   }
   for (guint k = 0; k < plan->n_parts; k++) {
     const GstCudaReducePart *part = &plan->parts[k];
@@ -355,7 +407,9 @@ gst_cuda_reduce_batches_complete (GstCudaReduceBatches *b,
     if (job && !cr_job_is_finished (job))
       return GST_CUDA_REDUCE_QUEUE_WOULD_WAIT;
   }
-  return gst_cuda_reduce_pending_complete (p, outputs, error);
+  return p->regions
+      ? gst_cuda_reduce_region_results_complete (p, outputs, error)
+      : gst_cuda_reduce_pending_complete (p, outputs, error);
 }
 
 void

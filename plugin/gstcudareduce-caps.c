@@ -247,7 +247,7 @@ values_of (const GstStructure *s, gboolean per_channel, gint component)
 
 static GstStructure *
 tensor_structure (const GstStructure *input, const CrMonoid *monoid, CrType in,
-    gboolean per_channel, gint component)
+    gboolean per_channel, gint component, guint regions)
 {
   const guint channels = values_of (input, per_channel, component);
   GArray *fields = cr_monoid_result_fields (monoid);
@@ -259,6 +259,9 @@ tensor_structure (const GstStructure *input, const CrMonoid *monoid, CrType in,
     CrType t = cr_field_resolve (&g_array_index (fields, CrField, f), in);
     g_string_append_printf (types, "%s%s", n ? "," : "", cr_type_name (t));
     g_string_append_printf (dims, "%s%u", n ? "," : "", channels);
+    /* Outermost, one result per region. */
+    if (regions > 0)
+      g_string_append_printf (dims, ":%u", regions);
   }
   /* The counts of the bins: the histogram is bins by values (innermost
    * first; a pair's, bins of the second by bins of the first by values),
@@ -300,13 +303,13 @@ tensor_structure (const GstStructure *input, const CrMonoid *monoid, CrType in,
 
 GstCaps *
 cr_tensor_caps_for_input (const GstStructure *s, const CrMonoid *monoid,
-    gboolean per_channel, gint component)
+    gboolean per_channel, gint component, guint regions)
 {
   GstCaps *caps = gst_caps_new_empty ();
   g_autoptr (GList) types = cr_caps_structure_types (s);
   for (GList *l = types; l; l = l->next)
     caps = gst_caps_merge_structure (caps,
-        tensor_structure (
-            s, monoid, GPOINTER_TO_INT (l->data), per_channel, component));
+        tensor_structure (s, monoid, GPOINTER_TO_INT (l->data), per_channel,
+            component, regions));
   return caps;
 }

@@ -64,9 +64,11 @@ GList *cr_caps_structure_types (const GstStructure *s);
 /* Tensor output caps for input @s: one tensor per result field of @monoid,
  * each of dimension 1 (with @per_channel, the values a result has, which
  * @component may select; left open when @s does not fix them), with the
- * input's framerate (0/1 when it has none). Empty caps when @s allows no
- * known type. */
+ * input's framerate (0/1 when it has none). With @regions (not 0), each
+ * tensor has that many of those, one per region: [regions][values].
+ * Empty caps when @s allows no known type. */
 GstCaps *cr_tensor_caps_for_input (const GstStructure *s,
-    const CrMonoid *monoid, gboolean per_channel, gint component);
+    const CrMonoid *monoid, gboolean per_channel, gint component,
+    guint regions);
 
 G_END_DECLS

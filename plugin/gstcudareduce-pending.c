@@ -6,6 +6,7 @@
 #include "gstcudareduce-cuda.h"
 #include "gstcudareduce-error.h"
 #include "gstcudareduce-memory.h"
+#include "gstcudareduce-regions.h"
 
 #include <string.h>
 
@@ -40,6 +41,8 @@ gst_cuda_reduce_pending_free (GstCudaReducePending *p)
   g_array_unref (p->reductions);
   g_clear_pointer (&p->tensors, g_ptr_array_unref);
   g_clear_pointer (&p->metas, g_ptr_array_unref);
+  g_clear_pointer (&p->regions, g_array_unref);
+  g_clear_pointer (&p->roi_params, g_ptr_array_unref);
   if (p->is_frame)
     gst_video_frame_unmap (&p->frame);
   else if (p->map.memory)
@@ -432,14 +435,28 @@ gst_cuda_reduce_pending_push (GstCudaReducePending *p, GstFlowReturn completed,
   GstBuffer *out =
       p->buffer && ret == GST_FLOW_OK ? gst_buffer_ref (p->buffer) : NULL;
   GPtrArray *metas = g_steal_pointer (&p->metas);
+  GPtrArray *roi_params = g_steal_pointer (&p->roi_params);
+  GArray *regions = g_steal_pointer (&p->regions);
   gst_cuda_reduce_pending_free (p);
-  if (out && metas) {
+  if (out && (metas || roi_params)) {
     /* Unmapped and ours alone by now, unless upstream keeps it too (a
-     * tee): then a copy, which shares the memory. */
+     * tee): then a copy, which shares the memory (and copies the ROI
+     * metas). */
     out = gst_buffer_make_writable (out);
-    attach_metas (out, metas);
+    if (metas)
+      attach_metas (out, metas);
+    for (guint k = 0; roi_params && k < roi_params->len; k++) {
+      GstStructure *params = g_ptr_array_index (roi_params, k);
+      roi_params->pdata[k] = NULL;
+      if (params)
+        gst_cuda_reduce_regions_annotate (out,
+            &g_array_index (regions, GstCudaReduceRegion, k),
+            GST_OBJECT_NAME (outputs->element), params);
+    }
   }
   g_clear_pointer (&metas, g_ptr_array_unref);
+  g_clear_pointer (&roi_params, g_ptr_array_unref);
+  g_clear_pointer (&regions, g_array_unref);
   if (out)
     ret = gst_pad_push (outputs->srcpad, out);
   return ret;

@@ -47,6 +47,12 @@ typedef struct {
   gint gathered;
   GPtrArray *tensors; /* result buffers, once completed in tensor mode */
   GPtrArray *metas; /* GstStructure: results for the buffer's meta */
+  /* With results per region: the frame's regions (GstCudaReduceRegion),
+   * one result each in every reduction that keeps one; and once
+   * completed, each region's results for its ROI meta (GstStructure, NULL
+   * for the property's rectangles). */
+  GArray *regions;
+  GPtrArray *roi_params;
 } GstCudaReducePending;
 
 /* Takes @buffer (may be NULL). */

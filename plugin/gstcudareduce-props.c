@@ -171,6 +171,28 @@ gst_cuda_reduce_props_install (GObjectClass *klass)
           "is, and its message says window-complete=false. 0 gives one "
           "result per interval",
           0, G_MAXUINT64, DEFAULT_WINDOW, SETUP_FLAGS));
+  g_object_class_install_property (klass, PROP_REGIONS,
+      gst_param_spec_array ("regions", "Regions",
+          "Rectangles of the frame that each get a result of their own, "
+          "<x, y, width, height> in the frame's pixels, e.g. "
+          "\"<<0,0,64,64>,<64,0,64,64>>\". Each is clipped to the frame; a "
+          "rectangle in luma pixels covers the chroma samples its pixels "
+          "map to. Results become arrays over the regions, these first, then "
+          "the ROI metas that roi-types selects. Video only; empty: none",
+          gst_param_spec_array ("region", "Region",
+              "x, y, width, height in pixels",
+              g_param_spec_int ("value", "Value", "A coordinate", G_MININT,
+                  G_MAXINT, 0, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS),
+              G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS),
+          SETUP_FLAGS));
+  g_object_class_install_property (klass, PROP_ROI_TYPES,
+      g_param_spec_string ("roi-types", "ROI types",
+          "Which GstVideoRegionOfInterestMeta of each frame get results of "
+          "their own: a comma-separated list of ROI types "
+          "(\"face,person\"), or \"*\" for all. Each result is also put on "
+          "its ROI meta, as the parameter structure \"cudareduce\". NULL or "
+          "empty: no ROI meta is read",
+          NULL, SETUP_FLAGS));
   g_object_class_install_property (klass, PROP_GPU_TIMEOUT,
       g_param_spec_uint64 ("gpu-timeout", "GPU timeout",
           "How long the GPU may take with one buffer's reductions, in "
@@ -243,6 +265,7 @@ gst_cuda_reduce_props_init (GstCudaReduceProps *props)
   props->gpu_timeout = default_gpu_timeout ();
   props->bins = DEFAULT_BINS;
   props->percentiles = g_array_new (FALSE, FALSE, sizeof (gdouble));
+  g_value_init (&props->regions, GST_TYPE_ARRAY);
 }
 
 void
@@ -255,6 +278,8 @@ gst_cuda_reduce_props_clear (GstCudaReduceProps *props)
   g_clear_pointer (&props->parsed.monoid, cr_monoid_unref);
   g_clear_pointer (&props->percentiles, g_array_unref);
   g_clear_pointer (&props->pair, g_free);
+  g_value_unset (&props->regions);
+  g_clear_pointer (&props->roi_types, g_free);
 }
 
 static gboolean
@@ -326,6 +351,15 @@ gst_cuda_reduce_props_set (GstCudaReduceProps *props, guint prop_id,
     case PROP_WINDOW:
       props->window = g_value_get_uint64 (value);
       break;
+    case PROP_REGIONS:
+      g_value_unset (&props->regions);
+      g_value_init (&props->regions, GST_TYPE_ARRAY);
+      g_value_copy (value, &props->regions);
+      break;
+    case PROP_ROI_TYPES:
+      g_free (props->roi_types);
+      props->roi_types = g_value_dup_string (value);
+      break;
     case PROP_GPU_TIMEOUT:
       props->gpu_timeout = g_value_get_uint64 (value);
       break;
@@ -394,6 +428,12 @@ gst_cuda_reduce_props_get (
       break;
     case PROP_WINDOW:
       g_value_set_uint64 (value, props->window);
+      break;
+    case PROP_REGIONS:
+      g_value_copy (&props->regions, value);
+      break;
+    case PROP_ROI_TYPES:
+      g_value_set_string (value, props->roi_types);
       break;
     case PROP_GPU_TIMEOUT:
       g_value_set_uint64 (value, props->gpu_timeout);

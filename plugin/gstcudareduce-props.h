@@ -38,6 +38,8 @@ enum {
   PROP_PERCENTILES,
   PROP_PAIR,
   PROP_WINDOW,
+  PROP_REGIONS,
+  PROP_ROI_TYPES,
 };
 
 /* What the source pad carries (the output property). */
@@ -73,6 +75,8 @@ typedef struct {
   guint bins; /* 0: the monoid's own */
   GArray *percentiles; /* gdouble; empty: none */
   gchar *pair; /* NULL: the monoid's own */
+  GValue regions; /* GstValueArray of <x, y, width, height>, as set */
+  gchar *roi_types; /* NULL: no ROI meta; "*": all */
   guint monoid_serial;
   guint context_serial;
 

@@ -263,3 +263,70 @@ gst_cuda_reduce_regions_annotate (GstBuffer *buffer,
   gst_video_region_of_interest_meta_add_param (meta, params);
   return TRUE;
 }
+
+gboolean
+gst_cuda_reduce_regions_check_setup (GstClockTime interval, GstClockTime window,
+    gboolean tensors, const GArray *roi_types, GError **error)
+{
+  if (interval != 0 || window != 0) {
+    g_set_error (error, GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_SETTINGS,
+        "regions and roi-types give each frame's results per region, which "
+        "do not accumulate over an interval or a window yet: leave interval "
+        "and window at 0, or unset regions and roi-types");
+    return FALSE;
+  }
+  if (tensors && roi_types != NULL) {
+    g_set_error (error, GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_SETTINGS,
+        "output=tensor gives tensors of a fixed shape, but the ROI metas "
+        "that roi-types reads come and go from frame to frame: list fixed "
+        "rectangles in regions instead, or use output=message");
+    return FALSE;
+  }
+  return TRUE;
+}
+
+gboolean
+gst_cuda_reduce_regions_check_input (
+    gboolean video, const CrMonoid *monoid, GError **error)
+{
+  if (!video) {
+    g_set_error (error, GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_SETTINGS,
+        "regions and roi-types are rectangles of video frames, and the "
+        "input is not video: unset them");
+    return FALSE;
+  }
+  if (cr_monoid_total_bins (monoid) > 0
+      || !cr_monoid_has_accumulator (monoid)) {
+    g_set_error (error, GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_SETTINGS,
+        "Monoid %s counts bins, which results per region do not do yet: "
+        "use a monoid without bins with regions and roi-types, or unset "
+        "them",
+        monoid->name);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+void
+gst_cuda_reduce_regions_rects (const GArray *regions, const GstVideoInfo *info,
+    guint plane, gsize row_bytes, guint64 *rows_before, CrRect *rects)
+{
+  const gsize pstride = (gsize)GST_VIDEO_FORMAT_INFO_PSTRIDE (
+      info->finfo, component_in (info->finfo, plane));
+  const guint64 rows_per_pixel = MAX (1, pstride / row_bytes);
+
+  for (guint k = 0; k < regions->len; k++) {
+    const GstCudaReduceRegion *r =
+        &g_array_index (regions, GstCudaReduceRegion, k);
+    const GstCudaReduceRect s =
+        gst_cuda_reduce_region_in_plane (info, plane, &r->clipped);
+    rects[k] = (CrRect){
+      .x = (guint64)s.x * rows_per_pixel,
+      .y = (guint64)s.y,
+      .width = (guint64)s.width * rows_per_pixel,
+      .lines = (guint64)s.height,
+      .rows_before = rows_before[k],
+    };
+    rows_before[k] += rects[k].width * rects[k].lines;
+  }
+}

@@ -14,6 +14,9 @@
  * plan's and the batches' business. */
 #pragma once
 
+#include "cr-monoid.h"
+#include "cr-reducer-regions.h"
+
 #include <gst/gst.h>
 #include <gst/video/video.h>
 
@@ -80,6 +83,27 @@ GstCudaReduceRect gst_cuda_reduce_region_in_plane (
  * @info, whose rows are @stride bytes apart. */
 GstCudaReducePlaneRect gst_cuda_reduce_region_bytes (const GstVideoInfo *info,
     guint plane, gsize stride, const GstCudaReduceRect *rect);
+
+/* Whether results per region go with the other settings the element
+ * starts with: each frame gives its regions' results, so neither an
+ * @interval nor a @window; tensors (@tensors) have a fixed shape, so
+ * regions from ROI metas (@roi_types not NULL), whose number changes from
+ * frame to frame, cannot be carried by them. Fails saying what to set. */
+gboolean gst_cuda_reduce_regions_check_setup (GstClockTime interval,
+    GstClockTime window, gboolean tensors, const GArray *roi_types,
+    GError **error);
+/* Whether @monoid gives results per region of @video frames (FALSE: other
+ * input): it needs an accumulator, and counts no bins. */
+gboolean gst_cuda_reduce_regions_check_input (
+    gboolean video, const CrMonoid *monoid, GError **error);
+
+/* @regions (GstCudaReduceRegion, clipped) as rectangles of plane @plane of
+ * @info read in rows of @row_bytes (a reducer's channels; a pixel of the
+ * plane is one or more rows), into @rects (regions->len of them). Each
+ * starts at rows_before[k] rows, which grows by its rows. */
+void gst_cuda_reduce_regions_rects (const GArray *regions,
+    const GstVideoInfo *info, guint plane, gsize row_bytes,
+    guint64 *rows_before, CrRect *rects);
 
 /* The name of the parameter structure a region's results go in on its
  * ROI meta (gst_video_region_of_interest_meta_get_param (meta, this)). */

@@ -4,11 +4,20 @@
 
 #include "gstcudareduce-error.h"
 #include "gstcudareduce-memory.h"
+#include "gstcudareduce-regions.h"
 
 #include <gst/base/gstbasetransform.h>
 
 GST_DEBUG_CATEGORY_EXTERN (gst_cuda_reduce_debug);
 #define GST_CAT_DEFAULT gst_cuda_reduce_debug
+
+static void
+setup_clear (GstCudaReduceSetup *setup)
+{
+  g_clear_pointer (&setup->rects, g_array_unref);
+  g_clear_pointer (&setup->roi_types, g_array_unref);
+  setup->regions = FALSE;
+}
 
 void
 gst_cuda_reduce_stream_init (GstCudaReduceStream *s, GstElement *element,
@@ -26,6 +35,7 @@ gst_cuda_reduce_stream_init (GstCudaReduceStream *s, GstElement *element,
 void
 gst_cuda_reduce_stream_clear (GstCudaReduceStream *s)
 {
+  setup_clear (&s->setup);
   g_array_unref (s->slices);
   gst_cuda_reduce_settings_clear (&s->settings);
 }
@@ -36,6 +46,7 @@ gst_cuda_reduce_stream_start (
 {
   g_autoptr (GError) error = NULL;
 
+  setup_clear (&s->setup);
   s->setup = *setup;
   gst_cuda_reduce_window_init (&s->window, setup->interval, setup->window_hops);
   /* A context of our own; frames in CUDA memory move the element to the
@@ -59,6 +70,7 @@ void
 gst_cuda_reduce_stream_stop (GstCudaReduceStream *s, gboolean abandoned)
 {
   s->caps.known = FALSE;
+  setup_clear (&s->setup);
   if (abandoned)
     return;
   gst_cuda_reduce_window_reset (&s->window);
@@ -173,6 +185,22 @@ follow_frames_cuda_context (GstCudaReduceStream *s, GstBuffer *buf)
 
 /* Caps */
 
+/* The plan for the caps' format and @monoid; with regions, its programs
+ * also have the regions' kernel. */
+static GstCudaReducePlan *
+new_plan (GstCudaReduceStream *s, const CrMonoid *monoid, GError **error)
+{
+  if (s->setup.regions
+      && !gst_cuda_reduce_regions_check_input (
+          s->caps.format.family == CR_INPUT_VIDEO, monoid, error))
+    return NULL;
+  GstCudaReducePlan *plan = gst_cuda_reduce_plan_new (&s->caps.format,
+      s->setup.per_channel, s->setup.component, monoid->pair, error);
+  if (plan && s->setup.regions)
+    plan->kernels |= CR_KERNELS_REGIONS;
+  return plan;
+}
+
 gboolean
 gst_cuda_reduce_stream_set_caps (GstCudaReduceStream *s, GstCaps *incaps)
 {
@@ -193,9 +221,7 @@ gst_cuda_reduce_stream_set_caps (GstCudaReduceStream *s, GstCaps *incaps)
     return FALSE;
   }
   g_clear_pointer (&s->caps.plan, gst_cuda_reduce_plan_unref);
-  s->caps.plan =
-      gst_cuda_reduce_plan_new (&s->caps.format, s->setup.per_channel,
-          s->setup.component, s->settings.monoid->pair, &error);
+  s->caps.plan = new_plan (s, s->settings.monoid, &error);
   if (s->caps.plan == NULL) {
     gst_cuda_reduce_post_error (s->element, error, NULL);
     return FALSE;
@@ -238,10 +264,14 @@ follow_monoid (GstCudaReduceStream *s)
     batches_failed (s, error);
     return FALSE;
   }
+  if (s->setup.regions
+      && !gst_cuda_reduce_regions_check_input (TRUE, monoid, &error)) {
+    gst_cuda_reduce_post_error (s->element, error, NULL);
+    return FALSE;
+  }
   /* Counting pairs, or other pairs, reads other planes. */
   if (!gst_cuda_reduce_plan_has_pair (s->caps.plan, monoid->pair)) {
-    GstCudaReducePlan *plan = gst_cuda_reduce_plan_new (&s->caps.format,
-        s->setup.per_channel, s->setup.component, monoid->pair, &error);
+    GstCudaReducePlan *plan = new_plan (s, monoid, &error);
     if (plan == NULL) {
       gst_cuda_reduce_post_error (s->element, error, NULL);
       return FALSE;
@@ -342,6 +372,21 @@ submit_mapped (GstCudaReduceStream *s, GstCudaReducePending *p, GstBuffer *buf,
   return p;
 }
 
+/* The regions of @p's frame, mapped: the property's and its ROI metas'. */
+static gboolean
+collect_regions (GstCudaReduceStream *s, GstCudaReducePending *p)
+{
+  g_autoptr (GError) error = NULL;
+
+  p->regions = g_array_new (FALSE, FALSE, sizeof (GstCudaReduceRegion));
+  if (gst_cuda_reduce_regions_collect (p->buffer, s->setup.rects,
+          s->setup.roi_types, GST_VIDEO_FRAME_WIDTH (&p->frame),
+          GST_VIDEO_FRAME_HEIGHT (&p->frame), p->regions, &error))
+    return TRUE;
+  gst_cuda_reduce_post_error (s->element, error, NULL);
+  return FALSE;
+}
+
 GstFlowReturn
 gst_cuda_reduce_stream_submit (GstCudaReduceStream *s, GstBuffer *buf,
     GstCudaReducePending **pending, guint *cost)
@@ -374,7 +419,8 @@ gst_cuda_reduce_stream_submit (GstCudaReduceStream *s, GstBuffer *buf,
   }
   GstCudaReducePending *p = pending_new (s, buf);
   if (!gst_cuda_reduce_pending_map (
-          p, s->element, &s->caps.format, s->device, regions)) {
+          p, s->element, &s->caps.format, s->device, regions)
+      || (s->setup.regions && !collect_regions (s, p))) {
     gst_cuda_reduce_pending_free (p);
     return GST_FLOW_ERROR;
   }

@@ -21,6 +21,12 @@ typedef struct {
   GstClockTime interval;
   guint window_hops; /* intervals a result spans: 1 without a window */
   GstClockTime gpu_timeout;
+  /* Results per region: the regions property's rectangles
+   * (GstCudaReduceRect) and the ROI types read (GQuark; NULL: none, empty:
+   * all), owned by the stream once started. */
+  gboolean regions;
+  GArray *rects;
+  GArray *roi_types;
 } GstCudaReduceSetup;
 
 typedef struct {

@@ -90,6 +90,7 @@
 #include "gstcudareduce-caps.h"
 #include "gstcudareduce-error.h"
 #include "gstcudareduce-memory.h"
+#include "gstcudareduce-regions.h"
 #include "gstcudareduce-stream.h"
 
 #include <gst/audio/audio.h>
@@ -229,9 +230,24 @@ gst_cuda_reduce_start (GstBaseTransform *trans)
   };
   const guint64 window = self->props.window;
   guint depth = self->props.async_depth;
+  GValue regions = G_VALUE_INIT;
+  g_value_init (&regions, GST_TYPE_ARRAY);
+  g_value_copy (&self->props.regions, &regions);
+  setup.roi_types = gst_cuda_reduce_regions_parse_types (self->props.roi_types);
   GST_OBJECT_UNLOCK (self);
-  if (!gst_cuda_reduce_window_hops (
-          window, setup.interval, &setup.window_hops, &error)) {
+  setup.rects = g_array_new (FALSE, FALSE, sizeof (GstCudaReduceRect));
+  gboolean ok = gst_cuda_reduce_regions_parse (&regions, setup.rects, &error);
+  g_value_unset (&regions);
+  setup.regions = setup.rects->len > 0 || setup.roi_types != NULL;
+  if (ok && setup.regions)
+    ok = gst_cuda_reduce_regions_check_setup (
+        setup.interval, window, tensor_output (self), setup.roi_types, &error);
+  if (ok)
+    ok = gst_cuda_reduce_window_hops (
+        window, setup.interval, &setup.window_hops, &error);
+  if (!ok) {
+    g_clear_pointer (&setup.rects, g_array_unref);
+    g_clear_pointer (&setup.roi_types, g_array_unref);
     gst_cuda_reduce_post_error (self, error, NULL);
     return FALSE;
   }
@@ -276,6 +292,8 @@ gst_cuda_reduce_transform_caps (GstBaseTransform *trans,
     GST_OBJECT_LOCK (self);
     gboolean per_channel = self->props.per_channel;
     gint component = self->props.component;
+    /* Rectangles the start refuses give no result whatever their count. */
+    const guint regions = gst_value_array_get_size (&self->props.regions);
     GST_OBJECT_UNLOCK (self);
     result = gst_caps_new_empty ();
     if (monoid && !gst_cuda_reduce_props_output_fits (TRUE, monoid, &error))
@@ -285,7 +303,7 @@ gst_cuda_reduce_transform_caps (GstBaseTransform *trans,
     for (guint k = 0; monoid && k < gst_caps_get_size (caps); k++)
       result = gst_caps_merge (result,
           cr_tensor_caps_for_input (gst_caps_get_structure (caps, k), monoid,
-              per_channel, component));
+              per_channel, component, regions));
   }
   if (filter) {
     GstCaps *filtered =

@@ -394,7 +394,7 @@ huge_channel_counts (gconstpointer data)
       g_string_append_printf (why, "%s: per-channel values; ", name);
     /* What linking asks: the output's dimensions are left open. */
     g_autoptr (GstCaps) out = cr_tensor_caps_for_input (
-        gst_caps_get_structure (caps, 0), sum, TRUE, -1);
+        gst_caps_get_structure (caps, 0), sum, TRUE, -1, 0);
     if (gst_caps_is_empty (out)
         || gst_structure_has_field (
             gst_caps_get_structure (out, 0), "dimensions"))

@@ -1,0 +1,326 @@
+/* gstcudareduce-region-results.c: a frame's results per region. */
+#include "gstcudareduce-region-results.h"
+
+#include "cr-job.h"
+#include "gstcudareduce-regions.h"
+
+#include <string.h>
+
+/* Every region's values: program->out.size bytes each, n_values a region,
+ * and the samples each covers. */
+typedef struct {
+  guint n_regions, n_values;
+  gsize size;
+  guint8 *bytes;
+  guint64 *counts;
+} Table;
+
+static const guint8 *
+value_at (const Table *t, guint region, guint v)
+{
+  return t->bytes + ((gsize)region * t->n_values + v) * t->size;
+}
+
+/* Reads the values that @r's job gives every region. @channels: room for
+ * one region's of the widest part. */
+static void
+read_values (const GstCudaReducePending *p, const GstCudaReduceReduction *r,
+    guint8 *channels, Table *t)
+{
+  const GstCudaReducePlan *plan = p->plan;
+
+  for (guint k = 0; k < t->n_regions; k++) {
+    guint64 count = 0;
+    cr_job_read (r->job, k, channels, &count);
+    for (guint v = 0; v < plan->n_values; v++) {
+      const GstCudaReduceValue *from = &plan->values[v];
+      if (from->part != r->part)
+        continue;
+      memcpy ((guint8 *)value_at (t, k, v), channels + from->channel * t->size,
+          t->size);
+      t->counts[(gsize)k * t->n_values + v] =
+          count / plan->parts[r->part].channels;
+    }
+  }
+}
+
+static void
+take_array_item (GValue *array, GValue *item)
+{
+  gst_value_array_append_and_take_value (array, item);
+}
+
+/* Field @f of region @k: its value, or with per-channel results an array
+ * of its values. */
+static void
+field_value (const GstCudaReducePending *p, const Table *t, guint k, guint f,
+    GValue *value)
+{
+  const CrLayout *out = &p->program->out;
+
+  if (!p->plan->per_channel) {
+    cr_type_to_gvalue (
+        out->types[f], value_at (t, k, 0) + out->offsets[f], value);
+    return;
+  }
+  g_value_init (value, GST_TYPE_ARRAY);
+  for (guint v = 0; v < t->n_values; v++) {
+    GValue item = G_VALUE_INIT;
+    cr_type_to_gvalue (
+        out->types[f], value_at (t, k, v) + out->offsets[f], &item);
+    take_array_item (value, &item);
+  }
+}
+
+/* Region @k's count: its samples of every value, or per value. */
+static void
+count_value (
+    const GstCudaReducePending *p, const Table *t, guint k, GValue *value)
+{
+  const guint64 *counts = t->counts + (gsize)k * t->n_values;
+
+  if (!p->plan->per_channel) {
+    g_value_init (value, G_TYPE_UINT64);
+    g_value_set_uint64 (value, counts[0]);
+    return;
+  }
+  g_value_init (value, GST_TYPE_ARRAY);
+  for (guint v = 0; v < t->n_values; v++) {
+    GValue item = G_VALUE_INIT;
+    g_value_init (&item, G_TYPE_UINT64);
+    g_value_set_uint64 (&item, counts[v]);
+    take_array_item (value, &item);
+  }
+}
+
+static guint64
+region_total (const Table *t, guint k)
+{
+  guint64 total = 0;
+  for (guint v = 0; v < t->n_values; v++)
+    total += t->counts[(gsize)k * t->n_values + v];
+  return total;
+}
+
+/* An array over the regions of what @one gives each. */
+static void
+regions_array (const GstCudaReducePending *p, const Table *t, guint f,
+    void (*one) (
+        const GstCudaReducePending *, const Table *, guint, guint, GValue *),
+    GValue *value)
+{
+  g_value_init (value, GST_TYPE_ARRAY);
+  for (guint k = 0; k < t->n_regions; k++) {
+    GValue item = G_VALUE_INIT;
+    one (p, t, k, f, &item);
+    take_array_item (value, &item);
+  }
+}
+
+static void
+count_of (const GstCudaReducePending *p, const Table *t, guint k, guint f,
+    GValue *value)
+{
+  count_value (p, t, k, value);
+}
+
+static void
+id_of (const GstCudaReducePending *p, const Table *t, guint k, guint f,
+    GValue *value)
+{
+  g_value_init (value, G_TYPE_INT);
+  g_value_set_int (
+      value, g_array_index (p->regions, GstCudaReduceRegion, k).id);
+}
+
+static void
+type_of (const GstCudaReducePending *p, const Table *t, guint k, guint f,
+    GValue *value)
+{
+  const GQuark type = g_array_index (p->regions, GstCudaReduceRegion, k).type;
+  g_value_init (value, G_TYPE_STRING);
+  g_value_set_string (value, type ? g_quark_to_string (type) : "");
+}
+
+static void
+rect_of (const GstCudaReducePending *p, const Table *t, guint k, guint f,
+    GValue *value)
+{
+  const GstCudaReduceRect *c =
+      &g_array_index (p->regions, GstCudaReduceRegion, k).clipped;
+  const gint numbers[] = { c->x, c->y, c->width, c->height };
+  g_value_init (value, GST_TYPE_ARRAY);
+  for (guint j = 0; j < G_N_ELEMENTS (numbers); j++) {
+    GValue item = G_VALUE_INIT;
+    g_value_init (&item, G_TYPE_INT);
+    g_value_set_int (&item, numbers[j]);
+    take_array_item (value, &item);
+  }
+}
+
+static void
+set_array (GstStructure *s, const gchar *name, const GstCudaReducePending *p,
+    const Table *t, guint f,
+    void (*one) (
+        const GstCudaReducePending *, const Table *, guint, guint, GValue *))
+{
+  GValue value = G_VALUE_INIT;
+  regions_array (p, t, f, one, &value);
+  gst_structure_take_value (s, name, &value);
+}
+
+/* The frame's message (see docs/element.md "Regions"). */
+static GstStructure *
+message_structure (const GstCudaReducePending *p,
+    const GstCudaReduceReduction *r, const Table *t)
+{
+  const CrLayout *out = &p->program->out;
+  guint64 count = 0;
+
+  for (guint k = 0; k < t->n_regions; k++)
+    count += region_total (t, k);
+  GstStructure *s = gst_structure_new ("cudareduce", "timestamp", G_TYPE_UINT64,
+      r->timestamp, "stream-time", G_TYPE_UINT64, r->stream_time,
+      "running-time", G_TYPE_UINT64, r->running_time, "duration", G_TYPE_UINT64,
+      r->duration, "monoid", G_TYPE_STRING, p->monoid->name, "count",
+      G_TYPE_UINT64, count, "regions", G_TYPE_UINT, t->n_regions, NULL);
+  if (p->plan->per_channel)
+    gst_structure_set (s, "channels", G_TYPE_UINT, t->n_values, NULL);
+  set_array (s, "region-ids", p, t, 0, id_of);
+  set_array (s, "region-types", p, t, 0, type_of);
+  set_array (s, "region-rects", p, t, 0, rect_of);
+  set_array (s, "counts", p, t, 0, count_of);
+  for (guint f = 0; f < out->n_fields; f++)
+    set_array (s, g_quark_to_string (p->field_quarks[f]), p, t, f, field_value);
+  return s;
+}
+
+/* Region @k's results for its ROI meta: as a message without regions. */
+static GstStructure *
+roi_structure (const GstCudaReducePending *p, const Table *t, guint k)
+{
+  const CrLayout *out = &p->program->out;
+  GValue value = G_VALUE_INIT;
+
+  GstStructure *s = gst_structure_new ("cudareduce", "monoid", G_TYPE_STRING,
+      p->monoid->name, "count", G_TYPE_UINT64, region_total (t, k), NULL);
+  if (p->plan->per_channel) {
+    gst_structure_set (s, "channels", G_TYPE_UINT, t->n_values, NULL);
+    count_value (p, t, k, &value);
+    gst_structure_take_value (s, "counts", &value);
+  }
+  for (guint f = 0; f < out->n_fields; f++) {
+    field_value (p, t, k, f, &value);
+    gst_structure_id_take_value (s, p->field_quarks[f], &value);
+  }
+  return s;
+}
+
+/* One memory per field, [regions][values] of it. */
+static GstBuffer *
+tensor_buffer (const GstCudaReducePending *p, const GstCudaReduceReduction *r,
+    const Table *t)
+{
+  const CrLayout *out = &p->program->out;
+  GstBuffer *buf = gst_buffer_new ();
+
+  for (guint f = 0; f < out->n_fields; f++) {
+    const gsize size = cr_type_size (out->types[f]) * out->lengths[f];
+    GstMemory *mem =
+        gst_allocator_alloc (NULL, size * t->n_values * t->n_regions, NULL);
+    GstMapInfo map;
+    gst_memory_map (mem, &map, GST_MAP_WRITE);
+    for (guint k = 0; k < t->n_regions; k++)
+      for (guint v = 0; v < t->n_values; v++)
+        memcpy (map.data + ((gsize)k * t->n_values + v) * size,
+            value_at (t, k, v) + out->offsets[f], size);
+    gst_memory_unmap (mem, &map);
+    gst_buffer_append_memory (buf, mem);
+  }
+  if (p->buffer)
+    gst_buffer_copy_into (buf, p->buffer,
+        GST_BUFFER_COPY_FLAGS | GST_BUFFER_COPY_TIMESTAMPS, 0, -1);
+  GST_BUFFER_PTS (buf) = r->timestamp;
+  GST_BUFFER_DURATION (buf) = r->duration;
+  return buf;
+}
+
+static void
+free_params (gpointer params)
+{
+  if (params)
+    gst_structure_free (params);
+}
+
+static void
+deliver (GstCudaReducePending *p, const GstCudaReduceReduction *r,
+    const Table *t, const GstCudaReduceOutputs *outputs)
+{
+  const gboolean meta = p->delivery.attach_meta && !p->delivery.tensors;
+
+  if (p->delivery.post_messages || meta) {
+    GstStructure *s = message_structure (p, r, t);
+    if (meta) {
+      p->metas =
+          g_ptr_array_new_with_free_func ((GDestroyNotify)gst_structure_free);
+      g_ptr_array_add (
+          p->metas, p->delivery.post_messages ? gst_structure_copy (s) : s);
+    }
+    if (p->delivery.post_messages)
+      gst_element_post_message (outputs->element,
+          gst_message_new_element (GST_OBJECT (outputs->element), s));
+  }
+  if (p->delivery.tensors) {
+    p->tensors =
+        g_ptr_array_new_with_free_func ((GDestroyNotify)gst_buffer_unref);
+    g_ptr_array_add (p->tensors, tensor_buffer (p, r, t));
+    return;
+  }
+  for (guint k = 0; k < t->n_regions; k++) {
+    if (!g_array_index (p->regions, GstCudaReduceRegion, k).from_meta)
+      continue;
+    if (p->roi_params == NULL)
+      p->roi_params = g_ptr_array_new_full (t->n_regions, free_params);
+    g_ptr_array_set_size (p->roi_params, t->n_regions);
+    p->roi_params->pdata[k] = roi_structure (p, t, k);
+  }
+}
+
+GstFlowReturn
+gst_cuda_reduce_region_results_complete (GstCudaReducePending *p,
+    const GstCudaReduceOutputs *outputs, GError **error)
+{
+  const GstCudaReducePlan *plan = p->plan;
+  const gsize size = MAX (p->program->out.size, 1);
+  guint widest = 1;
+
+  for (guint k = 0; k < plan->n_parts; k++)
+    widest = MAX (widest, plan->parts[k].channels);
+  Table t = {
+    .n_regions = p->regions->len,
+    .n_values = plan->n_values,
+    .size = size,
+  };
+  g_autofree guint8 *channels = g_malloc0 (size * widest);
+  g_autofree guint8 *bytes =
+      g_malloc0 (size * t.n_values * MAX (t.n_regions, 1));
+  g_autofree guint64 *counts =
+      g_new0 (guint64, (gsize)t.n_values * MAX (t.n_regions, 1));
+  t.bytes = bytes;
+  t.counts = counts;
+
+  for (guint k = 0; k < p->reductions->len; k++) {
+    GstCudaReduceReduction *r =
+        &g_array_index (p->reductions, GstCudaReduceReduction, k);
+    gst_cuda_reduce_watchdog_mark (outputs->watch, TRUE);
+    const gboolean done = cr_job_wait (r->job, error);
+    gst_cuda_reduce_watchdog_mark (outputs->watch, FALSE);
+    if (!done)
+      return GST_FLOW_ERROR;
+    if (r->keeps)
+      read_values (p, r, channels, &t);
+    if (r->emit)
+      deliver (p, r, &t, outputs);
+  }
+  return GST_FLOW_OK;
+}
