@@ -1,0 +1,240 @@
+/* bench-regions.c: results per region of a 1080p NV12 frame in GPU memory
+ * against one whole-frame reduction of the same frame, in the same run.
+ *
+ * Each frame is reduced as the element reduces it (mean_var over every
+ * sample, or per component), the luma plane then the chroma plane, the
+ * chroma's launch carrying the luma's state: whole, or over N regions of
+ * S x S pixels tiled from the top left corner. A frame's time is from the
+ * first submission to the end of the wait for its last job, on the host
+ * (what a frame costs the element), and the GPU's time between events
+ * around the two launches; medians over the frames, the two kinds
+ * interleaved so that clocks and neighbours weigh on both alike. Every
+ * regions result is checked against the host's count of its samples.
+ *
+ *   bench-regions [--csv FILE] [--frames N] */
+#include "cr-job.h"
+#include "cr-monoid-names.h"
+#include "cr-reducer-regions.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define WIDTH 1920
+#define HEIGHT 1080
+
+static void
+die (const gchar *what, const GError *error)
+{
+  g_printerr ("bench-regions: %s: %s\n", what, error ? error->message : "");
+  exit (1);
+}
+
+static gint
+compare_doubles (gconstpointer a, gconstpointer b)
+{
+  const gdouble x = *(const gdouble *)a, y = *(const gdouble *)b;
+  return x < y ? -1 : x > y;
+}
+
+static gdouble
+median (GArray *values)
+{
+  g_array_sort (values, compare_doubles);
+  return g_array_index (values, gdouble, values->len / 2);
+}
+
+typedef struct {
+  CrDevice *device;
+  CrReducer *reducer;
+  CUevent start, end;
+  guint8 ctx[16];
+  CrRegion luma, chroma;
+} Frame;
+
+/* One frame: whole (@rects NULL) or over @n regions of luma @rects
+ * (chroma's are @chroma_rects). Returns the host's microseconds, and the
+ * GPU's in @gpu_us. */
+static gdouble
+reduce_frame (Frame *f, const CrRect *rects, const CrRect *chroma_rects,
+    guint n, gdouble *gpu_us)
+{
+  g_autoptr (GError) error = NULL;
+  const CrDriver *cu = f->device->cu;
+  const CUstream stream = cr_device_stream (f->device);
+  CrJob *jobs[2];
+
+  const gint64 t0 = g_get_monotonic_time ();
+  cr_device_push (f->device, NULL);
+  cu->EventRecord (f->start, stream);
+  cr_device_pop (f->device);
+  if (rects) {
+    jobs[0] = cr_reducer_submit_rects (
+        f->reducer, &f->luma, rects, n, FALSE, FALSE, f->ctx, &error);
+    jobs[1] = jobs[0] ? cr_reducer_submit_rects (f->reducer, &f->chroma,
+                  chroma_rects, n, TRUE, TRUE, f->ctx, &error)
+                      : NULL;
+  } else {
+    const CrSubmitOptions luma = { .discard_result = TRUE };
+    const CrSubmitOptions chroma = {
+      .carry = TRUE,
+      .rows_before = (guint64)WIDTH * HEIGHT,
+    };
+    jobs[0] = cr_reducer_submit (f->reducer, &f->luma, f->ctx, &luma, &error);
+    jobs[1] = jobs[0]
+        ? cr_reducer_submit (f->reducer, &f->chroma, f->ctx, &chroma, &error)
+        : NULL;
+  }
+  if (jobs[1] == NULL)
+    die ("submitting", error);
+  cr_device_push (f->device, NULL);
+  cu->EventRecord (f->end, stream);
+  cr_device_pop (f->device);
+  if (!cr_job_wait (jobs[1], &error))
+    die ("waiting", error);
+  const gint64 t1 = g_get_monotonic_time ();
+  float ms = 0;
+  cr_device_push (f->device, NULL);
+  cu->EventSynchronize (f->end);
+  cu->EventElapsedTime (&ms, f->start, f->end);
+  cr_device_pop (f->device);
+  *gpu_us = ms * 1000.0;
+  if (rects) {
+    /* Each region's count: its luma and chroma samples. */
+    for (guint k = 0; k < n; k++) {
+      guint64 count = 0;
+      guint8 out[64];
+      cr_job_read (jobs[1], k, out, &count);
+      const guint64 want = rects[k].width * rects[k].lines
+          + chroma_rects[k].width * chroma_rects[k].lines;
+      if (count != want) {
+        g_printerr ("bench-regions: region %u counts %" G_GUINT64_FORMAT
+                    ", not %" G_GUINT64_FORMAT "\n",
+            k, count, want);
+        exit (1);
+      }
+    }
+  }
+  cr_job_unref (jobs[0]);
+  cr_job_unref (jobs[1]);
+  return (gdouble)(t1 - t0);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_autoptr (GError) error = NULL;
+  const gchar *csv_path = NULL;
+  guint frames = 200;
+
+  for (int k = 1; k < argc; k++) {
+    if (strcmp (argv[k], "--csv") == 0 && k + 1 < argc)
+      csv_path = argv[++k];
+    else if (strcmp (argv[k], "--frames") == 0 && k + 1 < argc)
+      frames = (guint)atoi (argv[++k]);
+  }
+  Frame f = { 0 };
+  f.device = cr_device_open (-1, &error);
+  if (f.device == NULL)
+    die ("opening the GPU", error);
+  g_autoptr (CrMonoid) monoid = cr_monoid_load ("mean_var", &error);
+  g_autoptr (CrProgram) program = cr_program_new_with (
+      monoid, CR_TYPE_UINT8, CR_KERNELS_PITCHED | CR_KERNELS_REGIONS);
+  f.reducer = cr_reducer_new (f.device, program, NULL, &error);
+  if (f.reducer == NULL)
+    die ("compiling", error);
+
+  /* The frame in GPU memory, lines padded as GStreamer's CUDA memory pads
+   * them, of random bytes. */
+  const CrDriver *cu = f.device->cu;
+  const gsize stride = 2048, bytes = stride * HEIGHT * 3 / 2;
+  CUdeviceptr frame;
+  g_autofree guint8 *host = g_malloc (bytes);
+  GRand *rand = g_rand_new_with_seed (1);
+  for (gsize k = 0; k < bytes; k++)
+    host[k] = (guint8)g_rand_int (rand);
+  g_rand_free (rand);
+  cr_device_push (f.device, NULL);
+  if (cu->MemAlloc (&frame, bytes) != CUDA_SUCCESS
+      || cu->MemcpyHtoDAsync (frame, host, bytes, cr_device_stream (f.device))
+          != CUDA_SUCCESS
+      || cu->EventCreate (&f.start, 0) != CUDA_SUCCESS
+      || cu->EventCreate (&f.end, 0) != CUDA_SUCCESS) {
+    g_printerr ("bench-regions: allocating the frame failed\n");
+    return 1;
+  }
+  cu->StreamSynchronize (cr_device_stream (f.device));
+  cr_device_pop (f.device);
+  f.luma = (CrRegion){
+    .row_bytes = WIDTH, .n_rows = HEIGHT, .stride = stride, .device = frame
+  };
+  f.chroma = (CrRegion){ .row_bytes = WIDTH,
+    .n_rows = HEIGHT / 2,
+    .stride = stride,
+    .device = frame + stride * HEIGHT };
+
+  static const struct {
+    guint n, size;
+  } cases[] = { { 256, 64 }, { 1024, 16 }, { 1, 1024 }, { 4096, 16 } };
+  FILE *csv = csv_path ? fopen (csv_path, "w") : NULL;
+  if (csv)
+    fprintf (csv,
+        "regions,size,frames,whole_host_us,regions_host_us,"
+        "host_ratio,whole_gpu_us,regions_gpu_us,gpu_ratio\n");
+  g_print ("%8s %6s %14s %14s %7s %13s %13s %7s\n", "regions", "size",
+      "whole host us", "regions host", "ratio", "whole GPU us", "regions GPU",
+      "ratio");
+  for (guint c = 0; c < G_N_ELEMENTS (cases); c++) {
+    const guint n = cases[c].n, size = cases[c].size;
+    const guint per_line = WIDTH / size;
+    CrRect *rects = g_new0 (CrRect, n);
+    CrRect *chroma = g_new0 (CrRect, n);
+    for (guint k = 0; k < n; k++) {
+      /* Tiles from the top left, wrapping within the frame. */
+      const guint x = (k % per_line) * size;
+      const guint y = (k / per_line) * size % (HEIGHT - size + 1);
+      rects[k] = (CrRect){ x, y, size, size, 0 };
+      /* NV12's chroma: half the lines, pixels of U and V as two rows. */
+      chroma[k] = (CrRect){ x, y / 2, size, size / 2, (guint64)size * size };
+    }
+    GArray *whole_host = g_array_new (FALSE, FALSE, sizeof (gdouble));
+    GArray *whole_gpu = g_array_new (FALSE, FALSE, sizeof (gdouble));
+    GArray *region_host = g_array_new (FALSE, FALSE, sizeof (gdouble));
+    GArray *region_gpu = g_array_new (FALSE, FALSE, sizeof (gdouble));
+    for (guint k = 0; k < frames + 10; k++) {
+      gdouble gpu, h = reduce_frame (&f, NULL, NULL, 0, &gpu);
+      if (k >= 10) {
+        g_array_append_val (whole_host, h);
+        g_array_append_val (whole_gpu, gpu);
+      }
+      h = reduce_frame (&f, rects, chroma, n, &gpu);
+      if (k >= 10) {
+        g_array_append_val (region_host, h);
+        g_array_append_val (region_gpu, gpu);
+      }
+    }
+    const gdouble wh = median (whole_host), rh = median (region_host);
+    const gdouble wg = median (whole_gpu), rg = median (region_gpu);
+    g_print ("%8u %6u %14.1f %14.1f %7.2f %13.1f %13.1f %7.2f\n", n, size, wh,
+        rh, rh / wh, wg, rg, rg / wg);
+    if (csv)
+      fprintf (csv, "%u,%u,%u,%.2f,%.2f,%.3f,%.2f,%.2f,%.3f\n", n, size, frames,
+          wh, rh, rh / wh, wg, rg, rg / wg);
+    g_array_unref (whole_host);
+    g_array_unref (whole_gpu);
+    g_array_unref (region_host);
+    g_array_unref (region_gpu);
+    g_free (rects);
+    g_free (chroma);
+  }
+  if (csv)
+    fclose (csv);
+  cr_reducer_free (f.reducer);
+  cr_device_push (f.device, NULL);
+  cu->MemFree (frame);
+  cu->EventDestroy (f.start);
+  cu->EventDestroy (f.end);
+  cr_device_pop (f.device);
+  cr_device_unref (f.device);
+  return 0;
+}
