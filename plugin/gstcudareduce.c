@@ -30,6 +30,13 @@
  * hop: each result then spans the last window of several intervals,
  * combined on the GPU from each interval's state.
  *
+ * #GstCudaReduce:regions and #GstCudaReduce:roi-types give each video
+ * frame one result per region: fixed rectangles, and the frame's
+ * GstVideoRegionOfInterestMeta of the chosen types, all reduced in one
+ * launch a plane. Message fields become arrays over the regions, and a
+ * region from an ROI meta also gets its results on the meta, as a
+ * parameter structure named `cudareduce`.
+ *
  * Reductions are asynchronous: up to #GstCudaReduce:async-depth launches
  * are in flight on the GPU, small buffers that arrive while it is busy
  * sharing one launch. Results are posted in order by a thread of the
@@ -82,6 +89,13 @@
  * ]| counts R against G of each pixel in a 2-D histogram of 256 x 256
  * bins; without pair, on YUV video, U against V in 64 x 64 (a
  * vectorscope).
+ * |[
+ * gst-launch-1.0 -m videotestsrc num-buffers=5 ! \
+ *     video/x-raw,format=NV12,width=640,height=480 ! cudareduce \
+ *     monoid=mean_var per-channel=true \
+ *     regions="<<0,0,320,240>,<320,240,320,240>>" ! fakesink
+ * ]| posts the mean and variance of Y, U and V in two quarters of each
+ * frame.
  */
 
 #include "gstcudareduce.h"
