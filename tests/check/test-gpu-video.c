@@ -189,7 +189,62 @@ GST_START_TEST (test_video_from_videotestsrc)
 
 GST_END_TEST;
 
+/* YUV per component: a reducer for each plane (NV12's Y, and U and V
+ * together; I420's three), each with a window of its own. 50 fps, 40 ms
+ * hops of 2 frames, windows of 3 hops; 13 frames are 6 hops and one frame
+ * at EOS. cr-test-video's monoid checks every statistic and the index,
+ * which counts frames since the stream started. */
+GST_START_TEST (test_window_yuv_planes)
+{
+  static const gchar *const yuv[] = { "NV12", "I420" };
+  g_autoptr (GRand) rand = cr_test_rand ();
+  enum { FRAMES = 13, HOP = 2, HOPS = 3 };
+  for (guint f = 0; f < G_N_ELEMENTS (yuv); f++) {
+    g_autofree gchar *props = cr_test_stats_props (yuv[f]);
+    g_autofree gchar *desc = g_strdup_printf ("cudareduce %s per-channel=true "
+                                              "interval=40000000 "
+                                              "window=120000000",
+        props);
+    GstHarness *h = gst_harness_new_parse (desc);
+    GstBus *bus = gst_bus_new ();
+    gst_element_set_bus (h->element, bus);
+    gst_object_unref (bus);
+    gst_harness_set_src_caps (h,
+        gst_caps_new_simple ("video/x-raw", "format", G_TYPE_STRING, yuv[f],
+            "width", G_TYPE_INT, 162, "height", G_TYPE_INT, 91, "framerate",
+            GST_TYPE_FRACTION, 50, 1, NULL));
+    CrTestFrame frames[FRAMES];
+    for (guint k = 0; k < FRAMES; k++) {
+      frames[k] = cr_test_frame_new (rand, yuv[f], 162, 91, k % 3 * 8);
+      GstBuffer *buf = cr_test_frame_buffer (&frames[k], k);
+      GST_BUFFER_PTS (buf) = k * 20 * GST_MSECOND;
+      GST_BUFFER_DURATION (buf) = 20 * GST_MSECOND;
+      cr_test_push_ok (h, buf, yuv[f]);
+    }
+    g_autoptr (GPtrArray) results = cr_test_results_after_eos (h, yuv[f]);
+    const guint n_hops = (FRAMES + HOP - 1) / HOP;
+    fail_unless_equals_int (results->len, n_hops);
+    for (guint k = 0; k < n_hops; k++) {
+      const guint from = (k + 1 >= HOPS ? k + 1 - HOPS : 0) * HOP;
+      const guint to = MIN ((k + 1) * HOP, FRAMES);
+      CrTestExpected e;
+      cr_test_expected_init (&e, TRUE, -1);
+      for (guint j = from; j < to; j++)
+        cr_test_expect_frame (&e, &frames[j], j, cr_test_threshold_of (yuv[f]));
+      g_autofree gchar *what = g_strdup_printf (
+          "%s, hop %u (frames %u to %u)", yuv[f], k, from, to - 1);
+      cr_test_check_result (g_ptr_array_index (results, k), &e, what);
+    }
+    for (guint k = 0; k < FRAMES; k++)
+      g_free (frames[k].data);
+    gst_harness_teardown (h);
+  }
+}
+
+GST_END_TEST;
+
 static const CrTestCase cases[] = {
+  CR_TEST_CASE (test_window_yuv_planes),
   CR_TEST_CASE (test_video_every_format_and_selection),
   CR_TEST_CASE (test_video_intervals),
   CR_TEST_CASE (test_video_tensor_per_component),

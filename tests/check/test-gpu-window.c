@@ -5,8 +5,10 @@
  * computed on the CPU over the frames each window spans, from fresh random
  * data, with buffers that do not line up with the intervals. The first
  * results span what there is; a DISCONT, a flush and new caps start the
- * window afresh; a window of one interval is tumbling intervals. The
- * accounting alone is in test-element-fake-window.c. */
+ * window afresh; a window of one interval is tumbling intervals. YUV
+ * frames per component, with a window on each plane's reducer, are in
+ * test-gpu-video.c. The accounting alone is in
+ * test-element-fake-window.c. */
 #include "cr-test-main.h"
 #include "cr-test-input.h"
 
