@@ -217,9 +217,9 @@ CR_ABI_ASSERT (sizeof (struct CrBinArgs) + 12 * 8 <= CR_PARAMS_BEFORE_CTX,
 #define CR_REGION_BLOCKS_MAX 16384
 #define CR_REGION_CHANNELS_MAX 4
 /* Flags of a launch over regions. CARRY: each region continues the state
- * an earlier launch left for it (the frame's earlier planes). EMIT: each
- * region's result is written; otherwise its state is kept for the next
- * launch. */
+ * an earlier launch left for it (the frame's earlier planes, the frames
+ * before in an interval). EMIT: each region's result is written. Either
+ * way each region's state is kept for the next launch. */
 #define CR_REGIONS_CARRY 1u
 #define CR_REGIONS_EMIT 2u
 
@@ -228,23 +228,25 @@ CR_ABI_ASSERT (sizeof (struct CrBinArgs) + 12 * 8 <= CR_PARAMS_BEFORE_CTX,
  * lines the launch's pitch apart. */
 struct CrRegionRect {
   cr_u64 offset;
-  cr_u64 row_base; /* rows of the region in the planes before (index and
-                      count) */
+  cr_u64 row_base; /* the index of its first row: rows before it in the
+                      result (earlier planes, earlier frames) */
+  cr_u64 count; /* finalize's count, with CR_REGIONS_EMIT */
   cr_u32 width;
   cr_u32 lines;
   cr_u32 first_block; /* of the blocks that read it, consecutive */
   cr_u32 blocks;
 };
 
-CR_ABI_ASSERT (sizeof (struct CrRegionRect) == 32
+CR_ABI_ASSERT (sizeof (struct CrRegionRect) == 40
         && CR_ABI_ALIGNOF (struct CrRegionRect) == 8,
     "CrRegionRect layout");
 CR_ABI_ASSERT (CR_ABI_OFFSETOF (struct CrRegionRect, offset) == 0
         && CR_ABI_OFFSETOF (struct CrRegionRect, row_base) == 8
-        && CR_ABI_OFFSETOF (struct CrRegionRect, width) == 16
-        && CR_ABI_OFFSETOF (struct CrRegionRect, lines) == 20
-        && CR_ABI_OFFSETOF (struct CrRegionRect, first_block) == 24
-        && CR_ABI_OFFSETOF (struct CrRegionRect, blocks) == 28,
+        && CR_ABI_OFFSETOF (struct CrRegionRect, count) == 16
+        && CR_ABI_OFFSETOF (struct CrRegionRect, width) == 24
+        && CR_ABI_OFFSETOF (struct CrRegionRect, lines) == 28
+        && CR_ABI_OFFSETOF (struct CrRegionRect, first_block) == 32
+        && CR_ABI_OFFSETOF (struct CrRegionRect, blocks) == 36,
     "CrRegionRect offsets");
 
 #endif /* CR_ABI_H */

@@ -14,8 +14,10 @@
  * region read by several blocks ends in the last of them to finish, which
  * its own ticket elects, as a whole reduction ends in cr_finish_packed.
  * A frame's planes are launches of their own: a region's state passes
- * from one to the next (CR_REGIONS_CARRY), and the last writes the
- * results (CR_REGIONS_EMIT). */
+ * from one to the next (CR_REGIONS_CARRY), and on from frame to frame of
+ * an interval, and the last writes the results (CR_REGIONS_EMIT). A
+ * sliding window keeps each hop's states in a ring, which
+ * cr_window_regions combines. */
 
 /* Loads a thread issues before it uses any. */
 #define CR_REGION_UNROLL 4
@@ -106,18 +108,15 @@ cr_reduce_region (const unsigned char *plane, unsigned long long pitch,
     }
   }
   if (threadIdx.x == 0) {
-    const unsigned long long count =
-        rect.row_base + (unsigned long long) rect.width * rect.lines;
 #pragma unroll
     for (int c = 0; c < C; c++) {
       const unsigned long long slot = (unsigned long long) k * C + c;
       Acc total = acc[c];
       if (flags & CR_REGIONS_CARRY)
         total = cr_combine (states[slot], total, ctx);
+      states[slot] = total;
       if (flags & CR_REGIONS_EMIT)
-        results[slot] = cr_finalize (total, count, ctx);
-      else
-        states[slot] = total;
+        results[slot] = cr_finalize (total, rect.count, ctx);
     }
   }
   cr_release_ticket (&tickets[k], rect.blocks);
@@ -154,4 +153,28 @@ cr_reduce_regions (const unsigned char *plane, unsigned long long pitch,
         tickets, states, results, ctx);
     break;
   }
+}
+
+/* A sliding window's results per region, from the states its hops left
+ * (copied into a ring of @ring_hops slots of @values Acc each, @values the
+ * regions times the channels), oldest first, as cr_window combines a
+ * whole result's: value v is region v / channels's, finalized over that
+ * region's @counts. Writes over the results the hop's own launch wrote. */
+extern "C" __global__ void __launch_bounds__ (CR_BLOCK_THREADS)
+cr_window_regions (const Acc *ring, unsigned int ring_hops, unsigned int last,
+    unsigned int hops, unsigned int values, unsigned int channels,
+    const unsigned long long *counts, Out *results, const Ctx ctx)
+{
+  const unsigned int v = blockIdx.x * CR_BLOCK_THREADS + threadIdx.x;
+  if (v >= values)
+    return;
+  const unsigned int first = (last + ring_hops - (hops - 1)) % ring_hops;
+  Acc acc = ring[(unsigned long long) first * values + v];
+  for (unsigned int back = hops - 1; back-- > 0;)
+    acc = cr_combine (acc,
+        ring[(unsigned long long) ((last + ring_hops - back) % ring_hops)
+                * values
+            + v],
+        ctx);
+  results[v] = cr_finalize (acc, counts[v / channels], ctx);
 }

@@ -7,9 +7,10 @@
 /* Values a block reads at least, 16 a thread; more where the regions
  * would need more than CR_REGION_BLOCKS_MAX blocks. */
 #define VALUES_PER_BLOCK (CR_BLOCK_THREADS * 16u)
-/* Where the pinned table puts each block's region, after the rects. */
+/* The pinned table: the rects, each block's region, a window's counts. */
 #define RECTS_BYTES (CR_REGIONS_MAX * sizeof (struct CrRegionRect))
-#define TABLE_BYTES (RECTS_BYTES + CR_REGION_BLOCKS_MAX * sizeof (guint32))
+#define BLOCKS_BYTES (CR_REGION_BLOCKS_MAX * sizeof (guint32))
+#define TABLE_BYTES (RECTS_BYTES + BLOCKS_BYTES + CR_REGIONS_MAX * 8)
 
 /* Pinned memory for one launch: its table, then its results. The
  * reducer's context is current. */
@@ -142,9 +143,59 @@ plane_on_device (CrReducer *r, const CrRegion *plane, CUdeviceptr *at,
   return TRUE;
 }
 
+/* After a launch that ends a window's hop: the states and counts into the
+ * ring, and the results combined from the hops the window spans. */
+static gboolean
+end_hop (CrReducer *r, const CrRect *rects, guint n,
+    const CrRectsOptions *options, const guint8 *ctx, CrJob *job,
+    GError **error)
+{
+  const CrDriver *cu = r->device->cu;
+  CrRegionKernel *k = &r->regions;
+  const guint values = n * r->channels;
+  const gsize acc = r->program->acc.size;
+  const guint size = options->ring_hops;
+
+  if (k->ring_hops != size || k->ring_values != values) {
+    /* Queued launches may read the old ring. */
+    if (!cr_device_sync (r->device, error)
+        || !cr_region_kernel_allocate_ring (
+            k, cu, r->program, size, values, r->channels, error))
+      return FALSE;
+  }
+  guint last = (guint)(options->hop % size);
+  CR_CHECK (cu->MemcpyDtoDAsync (k->ring + (gsize)last * values * acc,
+                k->states, (gsize)values * acc, r->device->stream),
+      "Keeping the hop's states for the window");
+  for (guint j = 0; j < n; j++)
+    k->ring_counts[(gsize)last * n + j] = rects[j].count;
+  guint hops = CLAMP (options->window_hops, 1, size);
+  if (hops < 2)
+    return TRUE;
+  guint64 *counts = (guint64 *)(job->arena->host + RECTS_BYTES + BLOCKS_BYTES);
+  for (guint j = 0; j < n; j++) {
+    counts[j] = 0;
+    for (guint back = 0; back < hops; back++)
+      counts[j] += k->ring_counts[(gsize)((last + size - back) % size) * n + j];
+    job->counts[j] = counts[j] * r->channels;
+  }
+  CR_CHECK (cu->MemcpyHtoDAsync (
+                k->counts, counts, n * sizeof (guint64), r->device->stream),
+      "Copying the window's counts to the GPU");
+  const CUdeviceptr results = job->arena->device + job->arena->input_bytes;
+  guint channels = r->channels, n_values = values;
+  void *params[] = { &k->ring, &k->ring_hops, &last, &hops, &n_values,
+    &channels, &k->counts, (void *)&results, (void *)ctx };
+  CR_CHECK (cu->LaunchKernel (k->window,
+                (values + CR_BLOCK_THREADS - 1) / CR_BLOCK_THREADS, 1, 1,
+                CR_BLOCK_THREADS, 1, 1, 0, r->device->stream, params, NULL),
+      "Launching the regions' window");
+  return TRUE;
+}
+
 static gboolean
 launch_rects (CrReducer *r, const CrRegion *plane, const CrRect *rects, guint n,
-    gboolean carry, gboolean emit, const guint8 *ctx, CrJob *job,
+    const CrRectsOptions *options, const guint8 *ctx, CrJob *job,
     GError **error)
 {
   const CrDriver *cu = r->device->cu;
@@ -152,6 +203,7 @@ launch_rects (CrReducer *r, const CrRegion *plane, const CrRect *rects, guint n,
   CrArena *a = job->arena;
   struct CrRegionRect *table = (struct CrRegionRect *)a->host;
   guint32 *block_region = (guint32 *)(a->host + RECTS_BYTES);
+  const gboolean carry = options->carry, emit = options->emit;
   CUdeviceptr plane_at;
   guint64 pitch;
 
@@ -162,10 +214,10 @@ launch_rects (CrReducer *r, const CrRegion *plane, const CrRect *rects, guint n,
   for (guint k = 0; k < n; k++) {
     table[k].offset = rects[k].y * pitch + rects[k].x * elem * r->channels;
     table[k].row_base = rects[k].rows_before;
+    table[k].count = rects[k].count;
     table[k].width = (guint32)rects[k].width;
     table[k].lines = (guint32)rects[k].lines;
-    job->counts[k] =
-        (rects[k].rows_before + rects[k].width * rects[k].lines) * r->channels;
+    job->counts[k] = rects[k].count * r->channels;
   }
   const guint blocks =
       assign_blocks (rects, n, r->channels, table, block_region);
@@ -184,12 +236,13 @@ launch_rects (CrReducer *r, const CrRegion *plane, const CrRect *rects, guint n,
   CR_CHECK (cu->LaunchKernel (r->regions.function, blocks, 1, 1,
                 CR_BLOCK_THREADS, 1, 1, 0, r->device->stream, params, NULL),
       "Launching the reduction of regions");
-  return TRUE;
+  return !emit || options->ring_hops < 2
+      || end_hop (r, rects, n, options, ctx, job, error);
 }
 
 CrJob *
 cr_reducer_submit_rects (CrReducer *r, const CrRegion *plane,
-    const CrRect *rects, guint n, gboolean carry, gboolean emit,
+    const CrRect *rects, guint n, const CrRectsOptions *options,
     const guint8 *ctx, GError **error)
 {
   if (r->regions.function == NULL) {
@@ -208,8 +261,7 @@ cr_reducer_submit_rects (CrReducer *r, const CrRegion *plane,
   job->counts = g_new0 (guint64, MAX (n, 1));
   job->arena = take_arena (r, error);
   gboolean ok = job->arena != NULL
-      && (n == 0
-          || launch_rects (r, plane, rects, n, carry, emit, ctx, job, error))
+      && (n == 0 || launch_rects (r, plane, rects, n, options, ctx, job, error))
       && cr_reducer_take_event (r, job, error);
   if (ok) {
     const CUresult res =
@@ -222,6 +274,6 @@ cr_reducer_submit_rects (CrReducer *r, const CrRegion *plane,
     cr_reducer_recycle_job (r, job);
     return NULL;
   }
-  job->n_results = emit ? n : 0;
+  job->n_results = options->emit ? n : 0;
   return job;
 }

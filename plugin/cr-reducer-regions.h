@@ -12,22 +12,40 @@ G_BEGIN_DECLS
 typedef struct {
   guint64 x, y;
   guint64 width, lines;
-  /* The region's rows in the planes before, for a launch that carries:
-   * the index its first pixel has, and part of the count. */
+  /* Its rows before in the result (earlier planes, earlier frames of an
+   * interval): the index its first pixel has. */
   guint64 rows_before;
+  /* The rows its result covers, as finalize's count (and the job's, times
+   * the channels): usually rows_before plus its own. */
+  guint64 count;
 } CrRect;
+
+/* What a launch over rectangles continues and ends. */
+typedef struct {
+  /* Each rectangle continues the state the previous launch over
+   * rectangles left for the same index. */
+  gboolean carry;
+  /* The job has a result per rectangle; otherwise none, and the states
+   * are only kept for the next launch. */
+  gboolean emit;
+  /* A sliding window (with @emit): the states at the end of the launch,
+   * and the rectangles' counts, are hop @hop's, kept in a ring of
+   * @ring_hops hops (2 or more; 0: no window), and each result spans the
+   * last @window_hops of them (this one's included), finalized over their
+   * counts together. */
+  guint ring_hops;
+  guint64 hop;
+  guint window_hops;
+} CrRectsOptions;
 
 /* Queues the reductions of @n rectangles (at most CR_REGIONS_MAX) of
  * @plane, a region of whole lines (cr-reducer.h) read where it lies or
- * copied to the GPU first. Each rectangle's state continues the one the
- * previous launch over rectangles left for the same index where @carry;
- * with @emit the job has @n results (channels Out each, counts of
- * rows_before plus the rectangle's rows, times the channels), and
- * without, the states are kept for the next launch and the job has none.
- * The reducer has at most CR_REGION_CHANNELS_MAX channels. Fails, saying
- * why, for a rectangle outside the plane. */
+ * copied to the GPU first, as @options says: with emit, the job has @n
+ * results of channels Out each. The reducer has at most
+ * CR_REGION_CHANNELS_MAX channels. Fails, saying why, for a rectangle
+ * outside the plane. */
 CrJob *cr_reducer_submit_rects (CrReducer *reducer, const CrRegion *plane,
-    const CrRect *rects, guint n, gboolean carry, gboolean emit,
+    const CrRect *rects, guint n, const CrRectsOptions *options,
     const guint8 *ctx, GError **error);
 
 G_END_DECLS

@@ -10,6 +10,9 @@ cr_region_kernel_load (CrRegionKernel *kernel, const CrDriver *cu,
   CR_CHECK (
       cu->ModuleGetFunction (&kernel->function, module, "cr_reduce_regions"),
       "Finding the regions' kernel");
+  CR_CHECK (
+      cu->ModuleGetFunction (&kernel->window, module, "cr_window_regions"),
+      "Finding the regions' window kernel");
   return TRUE;
 }
 
@@ -18,12 +21,15 @@ cr_region_kernel_free (
     CrRegionKernel *kernel, const CrDriver *cu, gboolean in_context)
 {
   CUdeviceptr *buffers[] = { &kernel->partials, &kernel->tickets,
-    &kernel->states, &kernel->rects, &kernel->block_region };
+    &kernel->states, &kernel->rects, &kernel->block_region, &kernel->counts,
+    &kernel->ring };
   for (guint k = 0; k < G_N_ELEMENTS (buffers); k++) {
     if (*buffers[k] && in_context)
       cu->MemFree (*buffers[k]);
     *buffers[k] = 0;
   }
+  kernel->ring_hops = kernel->ring_values = 0;
+  g_clear_pointer (&kernel->ring_counts, g_free);
 }
 
 gboolean
@@ -53,9 +59,33 @@ cr_region_kernel_allocate (CrRegionKernel *kernel, const CrDriver *cu,
   if (res == CUDA_SUCCESS)
     res = cu->MemAlloc (
         &kernel->block_region, CR_REGION_BLOCKS_MAX * sizeof (guint32));
+  if (res == CUDA_SUCCESS)
+    res = cu->MemAlloc (&kernel->counts, CR_REGIONS_MAX * sizeof (guint64));
   if (res != CUDA_SUCCESS) {
     cr_region_kernel_free (kernel, cu, TRUE);
     return cr_cuda_fail (error, res, "Allocating memory for regions");
   }
+  return TRUE;
+}
+
+gboolean
+cr_region_kernel_allocate_ring (CrRegionKernel *kernel, const CrDriver *cu,
+    const CrProgram *program, guint hops, guint values, guint channels,
+    GError **error)
+{
+  if (kernel->ring && kernel->ring_hops == hops
+      && kernel->ring_values == values)
+    return TRUE;
+  if (kernel->ring)
+    cu->MemFree (kernel->ring);
+  kernel->ring = 0;
+  kernel->ring_hops = kernel->ring_values = 0;
+  g_free (kernel->ring_counts);
+  kernel->ring_counts = g_new0 (guint64, (gsize)hops * (values / channels));
+  CR_CHECK (cu->MemAlloc (&kernel->ring,
+                MAX ((gsize)hops * values * program->acc.size, 1)),
+      "Allocating the regions' window");
+  kernel->ring_hops = hops;
+  kernel->ring_values = values;
   return TRUE;
 }

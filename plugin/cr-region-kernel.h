@@ -13,11 +13,18 @@ G_BEGIN_DECLS
 
 typedef struct {
   CUfunction function; /* cr_reduce_regions; NULL: the program has none */
+  CUfunction window; /* cr_window_regions */
   CUdeviceptr partials; /* CR_REGION_BLOCKS_MAX x channels slots */
   CUdeviceptr tickets; /* one per region, zero between launches */
   CUdeviceptr states; /* channels Acc per region, carried between planes */
   CUdeviceptr rects; /* CR_REGIONS_MAX CrRegionRect, copied per launch */
   CUdeviceptr block_region; /* CR_REGION_BLOCKS_MAX region indices */
+  CUdeviceptr counts; /* CR_REGIONS_MAX guint64: a window's, per region */
+  /* A sliding window's ring: ring_hops slots of ring_values Acc (regions
+   * times channels); allocated for the window asked for. */
+  CUdeviceptr ring;
+  guint ring_hops, ring_values;
+  guint64 *ring_counts; /* ring_hops slots of each region's count */
 } CrRegionKernel;
 
 /* Finds the kernel in @module, which has it where @program has
@@ -28,6 +35,12 @@ gboolean cr_region_kernel_load (CrRegionKernel *kernel, const CrDriver *cu,
  * it is already. The context is current. */
 gboolean cr_region_kernel_allocate (CrRegionKernel *kernel, const CrDriver *cu,
     CUstream stream, const CrProgram *program, GError **error);
+/* A ring of @hops slots of @values Acc each (and of @values / @channels
+ * counts), unless the kernel has one of that shape. The context is current, and no queued launch uses the old
+ * ring. */
+gboolean cr_region_kernel_allocate_ring (CrRegionKernel *kernel,
+    const CrDriver *cu, const CrProgram *program, guint hops, guint values,
+    guint channels, GError **error);
 /* Frees the memory; with @in_context FALSE (the context is gone or
  * broken) forgets it. */
 void cr_region_kernel_free (

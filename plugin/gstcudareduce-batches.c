@@ -224,45 +224,71 @@ pairs_of (const GstCudaReducePlan *plan, const CrRegion *region,
   return pairs;
 }
 
-/* @p's frame over its regions: a launch a part, over all the regions, each
- * region's state carried from plane to plane of a reducer. The launches
- * of @p's first reduction @with. Under lock. */
+/* @p's frame over its regions (@planes NULL: no frame, only the end of an
+ * interval): a launch a part, over all the regions, each region's state
+ * carried from plane to plane of a reducer and from frame to frame of an
+ * interval. The launches' reduction is @with. Under lock. */
 static gboolean
 submit_regions (GstCudaReduceBatches *b, CrReducer *const *reducers,
     GstCudaReducePending *p, const CrRegion *planes,
-    const GstCudaReduceReduction *with, const guint8 *ctx, gboolean *launches,
-    GError **error)
+    const GstCudaReduceSlice *slice, const GstCudaReduceReduction *with,
+    const guint8 *ctx, gboolean *launches, GError **error)
 {
   const GstCudaReducePlan *plan = p->plan;
+  const CrSubmitOptions *o = &slice->options;
   const guint n = p->regions->len;
-  g_autofree CrRect *rects = g_new (CrRect, MAX (n, 1));
-  g_autofree guint64 *rows_before =
-      g_new0 (guint64, (gsize)MAX (n, 1) * plan->n_reducers);
-  gboolean carry[GST_VIDEO_MAX_PLANES] = { FALSE };
+  const gsize stride = MAX (n, 1);
+  g_autofree CrRect *rects = g_new0 (CrRect, stride * plan->n_parts);
+  /* Each region's rows in a frame, by reducer; each part's rectangles get
+   * the rows of the reducer's parts before in the frame. */
+  g_autofree guint64 *frame_rows = g_new0 (guint64, stride * plan->n_reducers);
+  gboolean started[GST_VIDEO_MAX_PLANES] = { FALSE };
+  const CrRegion none = { 0 };
 
+  for (guint k = 0; k < plan->n_parts; k++) {
+    const GstCudaReducePart *part = &plan->parts[k];
+    const CrProgram *program = cr_reducer_program (reducers[part->reducer]);
+    gst_cuda_reduce_regions_rects (p->regions, &p->region_info, part->plane,
+        cr_type_size (program->in) * part->channels,
+        frame_rows + part->reducer * stride, rects + k * stride);
+  }
   /* Launches keep the stream's order. */
   if (b->reducer && !launch_full (b, FALSE, error))
     return FALSE;
   for (guint k = 0; k < plan->n_parts; k++) {
     const GstCudaReducePart *part = &plan->parts[k];
-    CrReducer *reducer = reducers[part->reducer];
-    const gsize row_bytes =
-        cr_type_size (cr_reducer_program (reducer)->in) * part->channels;
-    GstCudaReduceReduction r = *with;
+    const guint64 *rows = frame_rows + part->reducer * stride;
+    CrRect *part_rects = rects + k * stride;
+    /* The frames of the hop (or window) before this one, and this one. */
+    const guint64 hop_frames = o->rows_before - o->window_base + !!planes;
 
-    gst_cuda_reduce_regions_rects (p->regions, &p->frame.info, part->plane,
-        row_bytes, rows_before + (gsize)part->reducer * n, rects);
+    if (planes == NULL && !part->keeps)
+      continue;
+    for (guint j = 0; j < n; j++) {
+      if (planes == NULL)
+        part_rects[j] = (CrRect){ 0 };
+      part_rects[j].rows_before += o->rows_before * rows[j];
+      part_rects[j].count = hop_frames * rows[j];
+    }
+    const CrRectsOptions options = {
+      .carry = o->carry || started[part->reducer],
+      .emit = !o->discard_result && part->keeps,
+      .ring_hops = slice->window_size > 1 ? slice->window_size : 0,
+      .hop = o->hop,
+      .window_hops = o->window_hops,
+    };
+    GstCudaReduceReduction r = *with;
     r.part = k;
-    r.keeps = part->keeps;
-    r.emit = with->emit && k == plan->n_parts - 1;
+    r.keeps = options.emit;
+    r.emit = slice->emit && k == plan->n_parts - 1;
     r.result = 0;
     g_mutex_lock (&b->launch_lock);
-    r.job = cr_reducer_submit_rects (reducer, &planes[k], rects, n,
-        carry[part->reducer], part->keeps, ctx, error);
+    r.job = cr_reducer_submit_rects (reducers[part->reducer],
+        planes ? &planes[k] : &none, part_rects, n, &options, ctx, error);
     g_mutex_unlock (&b->launch_lock);
     if (r.job == NULL)
       return FALSE;
-    carry[part->reducer] = TRUE;
+    started[part->reducer] = planes != NULL;
     *launches = TRUE;
     g_array_append_val (p->reductions, r);
   }
@@ -289,11 +315,9 @@ submit_slice (GstCudaReduceBatches *b, CrReducer *const *reducers,
     r.running_time = gst_segment_to_running_time (
         segment, GST_FORMAT_TIME, slice->timestamp);
   }
-  /* Each frame is one slice: interval is 0 with regions. */
-  if (p->regions) {
-    r.emit = slice->emit;
-    return submit_regions (b, reducers, p, regions, &r, ctx, launches, error);
-  }
+  if (p->regions)
+    return submit_regions (
+        b, reducers, p, regions, slice, &r, ctx, launches, error);
   for (guint k = 0; k < plan->n_parts; k++) {
     const GstCudaReducePart *part = &plan->parts[k];
     CrRegion region = { .n_rows = 1 };

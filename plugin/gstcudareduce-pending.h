@@ -52,6 +52,7 @@ typedef struct {
    * completed, each region's results for its ROI meta (GstStructure, NULL
    * for the property's rectangles). */
   GArray *regions;
+  GstVideoInfo region_info; /* the caps': where the regions lie */
   GPtrArray *roi_params;
 } GstCudaReducePending;
 

@@ -190,8 +190,9 @@ gst_cuda_reduce_props_install (GObjectClass *klass)
           "Which GstVideoRegionOfInterestMeta of each frame get results of "
           "their own: a comma-separated list of ROI types "
           "(\"face,person\"), or \"*\" for all. Each result is also put on "
-          "its ROI meta, as the parameter structure \"cudareduce\". NULL or "
-          "empty: no ROI meta is read",
+          "its ROI meta, as the parameter structure \"cudareduce\". Not with "
+          "interval or window, since the metas come and go from frame to "
+          "frame. NULL or empty: no ROI meta is read",
           NULL, SETUP_FLAGS));
   g_object_class_install_property (klass, PROP_GPU_TIMEOUT,
       g_param_spec_uint64 ("gpu-timeout", "GPU timeout",

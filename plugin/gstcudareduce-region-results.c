@@ -184,6 +184,9 @@ message_structure (const GstCudaReducePending *p,
       "running-time", G_TYPE_UINT64, r->running_time, "duration", G_TYPE_UINT64,
       r->duration, "monoid", G_TYPE_STRING, p->monoid->name, "count",
       G_TYPE_UINT64, count, "regions", G_TYPE_UINT, t->n_regions, NULL);
+  if (r->window_size > 1)
+    gst_structure_set (s, "window-complete", G_TYPE_BOOLEAN,
+        r->window_hops == r->window_size, NULL);
   if (p->plan->per_channel)
     gst_structure_set (s, "channels", G_TYPE_UINT, t->n_values, NULL);
   set_array (s, "region-ids", p, t, 0, id_of);
@@ -237,7 +240,9 @@ tensor_buffer (const GstCudaReducePending *p, const GstCudaReduceReduction *r,
     gst_memory_unmap (mem, &map);
     gst_buffer_append_memory (buf, mem);
   }
-  if (p->buffer)
+  /* A frame's result keeps its flags and DTS; an interval's spans
+   * frames. */
+  if (p->buffer && !p->spans_buffers)
     gst_buffer_copy_into (buf, p->buffer,
         GST_BUFFER_COPY_FLAGS | GST_BUFFER_COPY_TIMESTAMPS, 0, -1);
   GST_BUFFER_PTS (buf) = r->timestamp;

@@ -268,11 +268,12 @@ gboolean
 gst_cuda_reduce_regions_check_setup (GstClockTime interval, GstClockTime window,
     gboolean tensors, const GArray *roi_types, GError **error)
 {
-  if (interval != 0 || window != 0) {
+  if (roi_types != NULL && (interval != 0 || window != 0)) {
     g_set_error (error, GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_SETTINGS,
-        "regions and roi-types give each frame's results per region, which "
-        "do not accumulate over an interval or a window yet: leave interval "
-        "and window at 0, or unset regions and roi-types");
+        "The ROI metas that roi-types reads come and go from frame to "
+        "frame, so their results cannot accumulate over an interval or a "
+        "window: list fixed rectangles in regions instead, or leave "
+        "interval and window at 0");
     return FALSE;
   }
   if (tensors && roi_types != NULL) {

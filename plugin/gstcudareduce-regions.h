@@ -85,10 +85,9 @@ GstCudaReducePlaneRect gst_cuda_reduce_region_bytes (const GstVideoInfo *info,
     guint plane, gsize stride, const GstCudaReduceRect *rect);
 
 /* Whether results per region go with the other settings the element
- * starts with: each frame gives its regions' results, so neither an
- * @interval nor a @window; tensors (@tensors) have a fixed shape, so
- * regions from ROI metas (@roi_types not NULL), whose number changes from
- * frame to frame, cannot be carried by them. Fails saying what to set. */
+ * starts with: the ROI metas (@roi_types not NULL) come and go from frame
+ * to frame, so neither accumulate over an @interval or a @window, nor fit
+ * tensors (@tensors) of a fixed shape. Fails saying what to set. */
 gboolean gst_cuda_reduce_regions_check_setup (GstClockTime interval,
     GstClockTime window, gboolean tensors, const GArray *roi_types,
     GError **error);

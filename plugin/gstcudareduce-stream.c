@@ -372,16 +372,19 @@ submit_mapped (GstCudaReduceStream *s, GstCudaReducePending *p, GstBuffer *buf,
   return p;
 }
 
-/* The regions of @p's frame, mapped: the property's and its ROI metas'. */
+/* The regions of @p's frame (none: of the interval under way at EOS):
+ * the property's and its ROI metas'. */
 static gboolean
 collect_regions (GstCudaReduceStream *s, GstCudaReducePending *p)
 {
   g_autoptr (GError) error = NULL;
+  const GstVideoInfo *info = &s->caps.format.video;
 
   p->regions = g_array_new (FALSE, FALSE, sizeof (GstCudaReduceRegion));
+  p->region_info = *info;
   if (gst_cuda_reduce_regions_collect (p->buffer, s->setup.rects,
-          s->setup.roi_types, GST_VIDEO_FRAME_WIDTH (&p->frame),
-          GST_VIDEO_FRAME_HEIGHT (&p->frame), p->regions, &error))
+          p->buffer ? s->setup.roi_types : NULL, GST_VIDEO_INFO_WIDTH (info),
+          GST_VIDEO_INFO_HEIGHT (info), p->regions, &error))
     return TRUE;
   gst_cuda_reduce_post_error (s->element, error, NULL);
   return FALSE;
@@ -440,6 +443,10 @@ gst_cuda_reduce_stream_submit_rest (GstCudaReduceStream *s, guint *cost)
           f->family == CR_INPUT_AUDIO ? f->rate : 0, &slice))
     return NULL;
   GstCudaReducePending *p = pending_new (s, NULL);
+  if (s->setup.regions && !collect_regions (s, p)) {
+    gst_cuda_reduce_pending_free (p);
+    return NULL;
+  }
   g_array_set_size (s->slices, 0);
   g_array_append_val (s->slices, slice);
   if (!gst_cuda_reduce_batches_submit (s->batches,

@@ -69,10 +69,12 @@ reduce_frame (Frame *f, const CrRect *rects, const CrRect *chroma_rects,
   cu->EventRecord (f->start, stream);
   cr_device_pop (f->device);
   if (rects) {
+    const CrRectsOptions luma = { 0 };
+    const CrRectsOptions chroma = { .carry = TRUE, .emit = TRUE };
     jobs[0] = cr_reducer_submit_rects (
-        f->reducer, &f->luma, rects, n, FALSE, FALSE, f->ctx, &error);
+        f->reducer, &f->luma, rects, n, &luma, f->ctx, &error);
     jobs[1] = jobs[0] ? cr_reducer_submit_rects (f->reducer, &f->chroma,
-                  chroma_rects, n, TRUE, TRUE, f->ctx, &error)
+                  chroma_rects, n, &chroma, f->ctx, &error)
                       : NULL;
   } else {
     const CrSubmitOptions luma = { .discard_result = TRUE };
@@ -193,9 +195,10 @@ main (int argc, char **argv)
       /* Tiles from the top left, wrapping within the frame. */
       const guint x = (k % per_line) * size;
       const guint y = (k / per_line) * size % (HEIGHT - size + 1);
-      rects[k] = (CrRect){ x, y, size, size, 0 };
+      rects[k] = (CrRect){ x, y, size, size, 0, (guint64)size * size };
       /* NV12's chroma: half the lines, pixels of U and V as two rows. */
-      chroma[k] = (CrRect){ x, y / 2, size, size / 2, (guint64)size * size };
+      chroma[k] = (CrRect){ x, y / 2, size, size / 2, (guint64)size * size,
+        (guint64)size * size * 3 / 2 };
     }
     GArray *whole_host = g_array_new (FALSE, FALSE, sizeof (gdouble));
     GArray *whole_gpu = g_array_new (FALSE, FALSE, sizeof (gdouble));

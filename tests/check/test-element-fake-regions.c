@@ -178,6 +178,43 @@ GST_START_TEST (test_regions_tensor_caps)
 
 GST_END_TEST;
 
+/* Fixed regions over intervals and windows: GRAY8 at 50 fps, 40 ms hops
+ * of two frames, windows of three; 7 frames are 3 hops and a frame at
+ * EOS. Each result counts the region's samples over the frames it spans;
+ * the window's first results say they span less. */
+GST_START_TEST (test_regions_window)
+{
+  GstHarness *h = cr_test_harness (video_caps ("GRAY8", 64, 48), "monoid",
+      "mean_var", "regions", "<<0,0,8,4>,<60,44,8,8>>", "interval", "40000000",
+      "window", "120000000", NULL);
+  gst_harness_play (h);
+  for (guint k = 0; k < 7; k++) {
+    GstBuffer *buf = frame ("GRAY8", 64, 48, k);
+    GST_BUFFER_PTS (buf) = k * 20 * MS;
+    GST_BUFFER_DURATION (buf) = 20 * MS;
+    cr_test_push_ok (h, buf, "window");
+  }
+  g_autoptr (GPtrArray) results = cr_test_results_after_eos (h, "window");
+  fail_unless_equals_int (results->len, 4);
+  const guint frames[] = { 2, 4, 6, 5 };
+  for (guint k = 0; k < results->len; k++) {
+    const GstStructure *s = g_ptr_array_index (results, k);
+    fail_unless_equals_uint64 (
+        g_value_get_uint64 (item (s, "counts", 0)), frames[k] * 32);
+    fail_unless_equals_uint64 (
+        g_value_get_uint64 (item (s, "counts", 1)), frames[k] * 16);
+    gboolean complete = FALSE;
+    fail_unless (gst_structure_get_boolean (s, "window-complete", &complete));
+    fail_unless_equals_int (complete, k >= 2);
+    cr_test_check_time (
+        s, "timestamp", (k >= 2 ? k - 2 : 0) * 40 * MS, "window");
+    cr_test_check_time (s, "duration", frames[k] * 20 * MS, "window");
+  }
+  cr_fake_teardown (h);
+}
+
+GST_END_TEST;
+
 static void
 expect_refused (const gchar *prop, const gchar *value, const gchar *prop2,
     const gchar *value2, const gchar *says)
@@ -194,8 +231,8 @@ expect_refused (const gchar *prop, const gchar *value, const gchar *prop2,
 GST_START_TEST (test_regions_refused_settings)
 {
   expect_refused (
-      "regions", "<<0,0,8,8>>", "interval", "100000000", "leave interval");
-  expect_refused ("roi-types", "face", "window", "100000000", "window at 0");
+      "roi-types", "face", "interval", "100000000", "leave interval");
+  expect_refused ("roi-types", "face", "window", "100000000", "fixed");
   expect_refused ("roi-types", "*", "output", "tensor", "list fixed");
   expect_refused ("regions", "<<0,0,8>>", NULL, NULL, "not four integers");
   expect_refused ("regions", "<<0,0,0,8>>", NULL, NULL, "1 or more");
@@ -247,6 +284,7 @@ element_fake_regions_suite (void)
   tcase_add_test (tc, test_regions_message);
   tcase_add_test (tc, test_regions_whole_pixels);
   tcase_add_test (tc, test_regions_tensor_caps);
+  tcase_add_test (tc, test_regions_window);
   tcase_add_test (tc, test_regions_refused_settings);
   tcase_add_test (tc, test_regions_refused_input);
   return s;

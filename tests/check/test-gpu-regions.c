@@ -243,10 +243,13 @@ regions_case (const gchar *monoid, CrType type, guint channels, guint n,
       rects[k] = random_rect (&planes[p], k);
       rects[k].rows_before = want[k].rows;
       want_add (&want[k], &planes[p], &rects[k]);
+      rects[k].count = want[k].rows;
     }
     const CrRegion region = plane_region (&planes[p]);
+    const CrRectsOptions options = { .carry = p > 0,
+      .emit = p == n_planes - 1 };
     jobs[p] = cr_reducer_submit_rects (
-        e.reducer, &region, rects, n, p > 0, p == n_planes - 1, e.ctx, &error);
+        e.reducer, &region, rects, n, &options, e.ctx, &error);
     fail_unless (jobs[p] != NULL, "%s: %s", what, error ? error->message : "");
   }
   CrJob *last = jobs[n_planes - 1];
@@ -312,16 +315,80 @@ GST_START_TEST (test_rects_repeated)
     for (guint k = 0; k < N; k++) {
       rects[k] = random_rect (&plane, k + round);
       want_add (&want[k], &plane, &rects[k]);
+      rects[k].count = want[k].rows;
     }
     const CrRegion region = plane_region (&plane);
+    const CrRectsOptions emit = { .emit = TRUE };
     g_autoptr (CrJob) job = cr_reducer_submit_rects (
-        e.reducer, &region, rects, N, FALSE, TRUE, e.ctx, &error);
+        e.reducer, &region, rects, N, &emit, e.ctx, &error);
     fail_unless (job != NULL, "%s", error ? error->message : "");
     fail_unless (cr_job_wait (job, &error), "%s", error ? error->message : "");
     for (guint k = 0; k < N; k++)
       check (&e, job, k, &want[k], "1080p, repeated");
     plane_clear (&e, &plane);
   }
+  engine_clear (&e);
+}
+
+GST_END_TEST;
+
+/* Hops of two frames each over the same regions, a ring of 3 hops: every
+ * hop's results span the last three hops (fewer at first), each region's
+ * state carried from frame to frame and finalized over the hops' counts;
+ * the index counts from the first frame. */
+GST_START_TEST (test_rects_window)
+{
+  g_autoptr (GError) error = NULL;
+  enum { N = 40, FRAMES = 10, HOP = 2, HOPS = 3 };
+  Engine e;
+  Plane planes[FRAMES];
+  CrRect rects[N];
+  Want want[N];
+
+  engine_init (&e, "argmax", CR_TYPE_UINT8, 2);
+  for (guint f = 0; f < FRAMES; f++)
+    plane_fill (&e, &planes[f], CR_TYPE_UINT8, 2, 211, 97, f % 2);
+  for (guint k = 0; k < N; k++)
+    rects[k] = random_rect (&planes[0], k);
+  for (guint f = 0; f < FRAMES; f++) {
+    const guint hop = f / HOP;
+    const guint spanned = MIN (hop + 1, HOPS);
+    const guint first_frame = (hop + 1 - spanned) * HOP;
+    for (guint k = 0; k < N; k++) {
+      const guint64 rows = rects[k].width * rects[k].lines;
+      rects[k].rows_before = f * rows;
+      rects[k].count = (f % HOP + 1) * rows;
+    }
+    const CrRectsOptions options = {
+      .carry = f % HOP > 0,
+      .emit = f % HOP == HOP - 1,
+      .ring_hops = HOPS,
+      .hop = hop,
+      .window_hops = spanned,
+    };
+    const CrRegion region = plane_region (&planes[f]);
+    g_autoptr (CrJob) job = cr_reducer_submit_rects (
+        e.reducer, &region, rects, N, &options, e.ctx, &error);
+    fail_unless (job != NULL, "%s", error ? error->message : "");
+    fail_unless (cr_job_wait (job, &error), "%s", error ? error->message : "");
+    if (!options.emit)
+      continue;
+    /* The reference over the frames the window spans, whose index counts
+     * from frame 0. */
+    want_init (want, N);
+    for (guint k = 0; k < N; k++) {
+      const guint64 rows = rects[k].width * rects[k].lines;
+      want[k].rows = first_frame * rows;
+      for (guint j = first_frame; j <= f; j++)
+        want_add (&want[k], &planes[j], &rects[k]);
+      want[k].rows -= first_frame * rows;
+    }
+    g_autofree gchar *what = g_strdup_printf ("window, hop %u", hop);
+    for (guint k = 0; k < N; k++)
+      check (&e, job, k, &want[k], what);
+  }
+  for (guint f = 0; f < FRAMES; f++)
+    plane_clear (&e, &planes[f]);
   engine_clear (&e);
 }
 
@@ -338,8 +405,9 @@ GST_START_TEST (test_rects_refused)
   plane_fill (&e, &plane, CR_TYPE_UINT8, 1, 64, 32, FALSE);
   const CrRegion region = plane_region (&plane);
   const CrRect outside = { .x = 60, .y = 0, .width = 5, .lines = 1 };
+  const CrRectsOptions emit = { .emit = TRUE };
   CrJob *job = cr_reducer_submit_rects (
-      e.reducer, &region, &outside, 1, FALSE, TRUE, e.ctx, &error);
+      e.reducer, &region, &outside, 1, &emit, e.ctx, &error);
   fail_unless (job == NULL);
   fail_unless (error && strstr (error->message, "not inside the plane"), "%s",
       error ? error->message : "no error");
@@ -430,12 +498,9 @@ stats_add (CrTestStats *s, guint64 x, guint64 i, gdouble threshold)
   s->count++;
 }
 
-/* What region @b (clipped) of @f gives: per component (the formats here
- * order their values by component), or over every sample of its pixels,
- * plane after plane in memory order, indices continuing. */
 static guint
-region_reference (const CrTestFrame *f, Box b, gboolean per_channel,
-    gdouble threshold, CrTestStats *values)
+region_add (const CrTestFrame *f, Box b, gboolean per_channel,
+    gdouble threshold, guint64 frame, CrTestStats *values)
 {
   const GstVideoInfo *info = &f->info;
   const guint n_comps = GST_VIDEO_INFO_N_COMPONENTS (info);
@@ -447,30 +512,49 @@ region_reference (const CrTestFrame *f, Box b, gboolean per_channel,
       const guint plane = GST_VIDEO_INFO_COMP_PLANE (info, c);
       const gsize pstride = GST_VIDEO_INFO_COMP_PSTRIDE (info, c);
       const gsize poffset = GST_VIDEO_INFO_COMP_POFFSET (info, c);
-      stats_reset (&values[c]);
       comp_span (info, c, b, &x0, &x1, &y0, &y1);
+      const guint64 first = frame * (guint64)(x1 - x0) * (y1 - y0);
       for (gint y = y0; y < y1; y++)
         for (gint x = x0; x < x1; x++)
           stats_add (&values[c],
               frame_sample (f, plane, y, x * pstride + poffset),
-              (guint64)(y - y0) * (x1 - x0) + (x - x0), threshold);
+              first + (guint64)(y - y0) * (x1 - x0) + (x - x0), threshold);
     }
     return n_comps;
   }
-  stats_reset (&values[0]);
-  guint64 i = 0;
-  for (guint plane = 0; plane < GST_VIDEO_INFO_N_PLANES (info); plane++) {
-    guint c = 0;
-    while (GST_VIDEO_INFO_COMP_PLANE (info, c) != plane)
-      c++;
-    const gsize pstride = GST_VIDEO_INFO_COMP_PSTRIDE (info, c);
-    comp_span (info, c, b, &x0, &x1, &y0, &y1);
-    for (gint y = y0; y < y1; y++)
-      for (gsize byte = x0 * pstride; byte < x1 * pstride; byte += e)
-        stats_add (
-            &values[0], frame_sample (f, plane, y, byte), i++, threshold);
+  guint64 samples = 0;
+  for (guint pass = 0; pass < 2; pass++) {
+    /* The first pass counts a frame's samples, where the index starts. */
+    guint64 i = frame * samples;
+    for (guint plane = 0; plane < GST_VIDEO_INFO_N_PLANES (info); plane++) {
+      guint c = 0;
+      while (GST_VIDEO_INFO_COMP_PLANE (info, c) != plane)
+        c++;
+      const gsize pstride = GST_VIDEO_INFO_COMP_PSTRIDE (info, c);
+      comp_span (info, c, b, &x0, &x1, &y0, &y1);
+      for (gint y = y0; y < y1; y++)
+        for (gsize byte = x0 * pstride; byte < x1 * pstride; byte += e) {
+          if (pass == 0)
+            samples++;
+          else
+            stats_add (
+                &values[0], frame_sample (f, plane, y, byte), i++, threshold);
+        }
+    }
   }
   return 1;
+}
+
+/* What region @b (clipped) of @f gives: per component (the formats here
+ * order their values by component), or over every sample of its pixels,
+ * plane after plane in memory order, indices continuing. */
+static guint
+region_reference (const CrTestFrame *f, Box b, gboolean per_channel,
+    gdouble threshold, CrTestStats *values)
+{
+  for (guint c = 0; c < GST_VIDEO_MAX_COMPONENTS; c++)
+    stats_reset (&values[c]);
+  return region_add (f, b, per_channel, threshold, 0, values);
 }
 
 static guint64
@@ -751,7 +835,7 @@ GST_START_TEST (test_element_regions_tensors)
   fail_unless (gst_buffer_map (out, &map, GST_MAP_READ));
   fail_unless_equals_int (map.size, 4 * 3 * 8);
   for (guint k = 0; k < G_N_ELEMENTS (boxes); k++) {
-    CrTestStats want[3];
+    CrTestStats want[GST_VIDEO_MAX_COMPONENTS];
     region_reference (&f, clip_box (boxes[k], 320, 240), TRUE, 255, want);
     for (guint v = 0; v < 3; v++) {
       guint64 got;
@@ -765,6 +849,74 @@ GST_START_TEST (test_element_regions_tensors)
   gst_buffer_unmap (out, &map);
   g_free (f.data);
   gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* Fixed regions over intervals and a sliding window: 50 fps, 40 ms hops
+ * of two frames, windows of three hops; 9 frames are 4 hops and a frame
+ * at EOS. Each result is the regions' over the frames it spans, the index
+ * counting frames since the stream started. */
+static void
+regions_window_case (const gchar *format, gboolean per_channel)
+{
+  enum { FRAMES = 9, HOP = 2, HOPS = 3, W = 150, H = 86 };
+  const Box boxes[] = { { 0, 0, 32, 16 }, { 33, 7, 50, 41 },
+    { 140, 80, 30, 30 }, { -4, 60, 9, 9 }, { 200, 0, 4, 4 } };
+  g_autofree gchar *rects = rects_text (boxes, G_N_ELEMENTS (boxes));
+  g_autofree gchar *props = cr_test_stats_props (format);
+  g_autofree gchar *desc = g_strdup_printf ("cudareduce %s per-channel=%d "
+                                            "regions=\"%s\" "
+                                            "interval=40000000 "
+                                            "window=120000000",
+      props, per_channel, rects);
+  const gdouble threshold = cr_test_threshold_of (format);
+  GstHarness *h = gst_harness_new_parse (desc);
+  GstBus *bus = gst_bus_new ();
+  gst_element_set_bus (h->element, bus);
+  gst_object_unref (bus);
+  gst_harness_set_src_caps (h,
+      gst_caps_new_simple ("video/x-raw", "format", G_TYPE_STRING, format,
+          "width", G_TYPE_INT, W, "height", G_TYPE_INT, H, "framerate",
+          GST_TYPE_FRACTION, 50, 1, NULL));
+  CrTestFrame frames[FRAMES];
+  for (guint k = 0; k < FRAMES; k++) {
+    frames[k] = cr_test_frame_new (rand_, format, W, H, k % 2 * 8);
+    GstBuffer *buf = cr_test_frame_buffer (&frames[k], k);
+    GST_BUFFER_PTS (buf) = k * 20 * GST_MSECOND;
+    GST_BUFFER_DURATION (buf) = 20 * GST_MSECOND;
+    fail_unless_equals_int (gst_harness_push (h, buf), GST_FLOW_OK);
+  }
+  g_autoptr (GPtrArray) results = cr_test_results_after_eos (h, format);
+  const guint n_hops = (FRAMES + HOP - 1) / HOP;
+  fail_unless_equals_int (results->len, n_hops);
+  for (guint k = 0; k < n_hops; k++) {
+    const guint from = (k + 1 >= HOPS ? k + 1 - HOPS : 0) * HOP;
+    const guint to = MIN ((k + 1) * HOP, FRAMES);
+    const GstStructure *s = g_ptr_array_index (results, k);
+    for (guint j = 0; j < G_N_ELEMENTS (boxes); j++) {
+      CrTestStats want[GST_VIDEO_MAX_COMPONENTS];
+      guint nv = 0;
+      for (guint c = 0; c < GST_VIDEO_MAX_COMPONENTS; c++)
+        stats_reset (&want[c]);
+      for (guint f = from; f < to; f++)
+        nv = region_add (&frames[f], clip_box (boxes[j], W, H), per_channel,
+            threshold, f, want);
+      g_autofree gchar *what = g_strdup_printf (
+          "%s window, hop %u (frames %u to %u)", format, k, from, to - 1);
+      check_region (s, j, per_channel, want, nv, what);
+    }
+  }
+  for (guint k = 0; k < FRAMES; k++)
+    g_free (frames[k].data);
+  gst_harness_teardown (h);
+}
+
+GST_START_TEST (test_element_regions_window)
+{
+  regions_window_case ("NV12", TRUE);
+  regions_window_case ("I420", FALSE);
+  regions_window_case ("GRAY8", FALSE);
 }
 
 GST_END_TEST;
@@ -826,10 +978,12 @@ static const CrTestCase cases[] = {
   CR_TEST_CASE (test_rects_counts),
   CR_TEST_CASE (test_rects_carry_between_planes),
   CR_TEST_CASE (test_rects_repeated),
+  CR_TEST_CASE (test_rects_window),
   CR_TEST_CASE (test_rects_refused),
   CR_TEST_CASE (test_element_regions_property),
   CR_TEST_CASE (test_element_regions_roi_metas),
   CR_TEST_CASE (test_element_regions_tensors),
+  CR_TEST_CASE (test_element_regions_window),
   CR_TEST_CASE (test_element_regions_cuda_memory),
   { NULL },
 };
