@@ -11,6 +11,9 @@
 #include <gst/video/video.h>
 #include <string.h>
 
+/* The name attach-meta gives its metas (GST_CUDA_REDUCE_META_NAME). */
+#define GST_CUDA_REDUCE_META_NAME_FOR_TEST "GstCudaReduceResultMeta"
+
 static GstCaps *
 video_caps (const gchar *format, gint width, gint height)
 {
@@ -158,6 +161,31 @@ GST_START_TEST (test_regions_whole_pixels)
 
 GST_END_TEST;
 
+/* attach-meta: the frame's message, arrays over regions, on its buffer. */
+GST_START_TEST (test_regions_attach_meta)
+{
+  GstHarness *h = cr_test_harness (video_caps ("GRAY8", 32, 32), "monoid",
+      "sum", "attach-meta", "true", "post-messages", "false", "regions",
+      "<<0,0,8,8>,<30,30,8,8>>", NULL);
+  gst_harness_play (h);
+  cr_test_push_ok (h, frame ("GRAY8", 32, 32, 0), "attach-meta");
+  g_autoptr (GstBuffer) out = gst_harness_pull (h);
+  GstCustomMeta *meta =
+      gst_buffer_get_custom_meta (out, GST_CUDA_REDUCE_META_NAME_FOR_TEST);
+  fail_unless (meta != NULL);
+  const GstStructure *s = gst_custom_meta_get_structure (meta);
+  guint regions = 0;
+  fail_unless (gst_structure_get_uint (s, "regions", &regions));
+  fail_unless_equals_int (regions, 2);
+  fail_unless_equals_uint64 (g_value_get_uint64 (item (s, "counts", 0)), 64);
+  fail_unless_equals_uint64 (g_value_get_uint64 (item (s, "counts", 1)), 4);
+  fail_unless_equals_int (
+      gst_value_array_get_size (gst_structure_get_value (s, "sum")), 2);
+  cr_fake_teardown (h);
+}
+
+GST_END_TEST;
+
 /* Tensors of [regions][values], as the caps say. */
 GST_START_TEST (test_regions_tensor_caps)
 {
@@ -283,6 +311,7 @@ element_fake_regions_suite (void)
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_regions_message);
   tcase_add_test (tc, test_regions_whole_pixels);
+  tcase_add_test (tc, test_regions_attach_meta);
   tcase_add_test (tc, test_regions_tensor_caps);
   tcase_add_test (tc, test_regions_window);
   tcase_add_test (tc, test_regions_refused_settings);
