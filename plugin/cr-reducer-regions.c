@@ -201,11 +201,8 @@ launch_rects (CrReducer *r, const CrRegion *plane, const CrRect *rects, guint n,
   const CrDriver *cu = r->device->cu;
   const gsize elem = cr_type_size (r->program->in);
   CrArena *a = job->arena;
-  /* The rects, then each block's region: one copy to the GPU. */
   struct CrRegionRect *table = (struct CrRegionRect *)a->host;
-  const gsize block_at = (n * sizeof (struct CrRegionRect) + CR_LOAD_BYTES - 1)
-      / CR_LOAD_BYTES * CR_LOAD_BYTES;
-  guint32 *block_region = (guint32 *)(a->host + block_at);
+  guint32 *block_region = (guint32 *)(a->host + RECTS_BYTES);
   const gboolean carry = options->carry, emit = options->emit;
   CUdeviceptr plane_at;
   guint64 pitch;
@@ -224,17 +221,20 @@ launch_rects (CrReducer *r, const CrRegion *plane, const CrRect *rects, guint n,
   }
   const guint blocks =
       assign_blocks (rects, n, r->channels, table, block_region);
-  CR_CHECK (cu->MemcpyHtoDAsync (r->regions.table, table,
-                block_at + blocks * sizeof (guint32), r->device->stream),
+  CR_CHECK (cu->MemcpyHtoDAsync (r->regions.rects, table,
+                n * sizeof (struct CrRegionRect), r->device->stream),
+      "Copying the regions to the GPU");
+  CR_CHECK (cu->MemcpyHtoDAsync (r->regions.block_region, block_region,
+                blocks * sizeof (guint32), r->device->stream),
       "Copying the regions to the GPU");
   const CUdeviceptr results = a->device + a->input_bytes;
-  CUdeviceptr block_map = r->regions.table + block_at;
+  guint channels = r->channels;
   guint flags = (carry ? CR_REGIONS_CARRY : 0) | (emit ? CR_REGIONS_EMIT : 0);
-  void *params[] = { &plane_at, &pitch, &r->regions.table, &block_map, &flags,
-    &r->regions.partials, &r->regions.tickets, &r->regions.states,
-    (void *)&results, (void *)ctx };
-  CR_CHECK (cu->LaunchKernel (r->regions.functions[r->channels - 1], blocks, 1,
-                1, CR_BLOCK_THREADS, 1, 1, 0, r->device->stream, params, NULL),
+  void *params[] = { &plane_at, &pitch, &r->regions.rects,
+    &r->regions.block_region, &channels, &flags, &r->regions.partials,
+    &r->regions.tickets, &r->regions.states, (void *)&results, (void *)ctx };
+  CR_CHECK (cu->LaunchKernel (r->regions.function, blocks, 1, 1,
+                CR_BLOCK_THREADS, 1, 1, 0, r->device->stream, params, NULL),
       "Launching the reduction of regions");
   return !emit || options->ring_hops < 2
       || end_hop (r, rects, n, options, ctx, job, error);
@@ -245,7 +245,7 @@ cr_reducer_submit_rects (CrReducer *r, const CrRegion *plane,
     const CrRect *rects, guint n, const CrRectsOptions *options,
     const guint8 *ctx, GError **error)
 {
-  if (r->regions.functions[0] == NULL) {
+  if (r->regions.function == NULL) {
     g_set_error (error, CR_ERROR, CR_ERROR_INPUT,
         "The program of monoid %s was built without the regions' kernel",
         r->program->monoid->name);
