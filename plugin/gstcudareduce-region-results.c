@@ -266,8 +266,9 @@ deliver (GstCudaReducePending *p, const GstCudaReduceReduction *r,
   if (p->delivery.post_messages || meta) {
     GstStructure *s = message_structure (p, r, t);
     if (meta) {
-      p->metas =
-          g_ptr_array_new_with_free_func ((GDestroyNotify)gst_structure_free);
+      if (p->metas == NULL)
+        p->metas =
+            g_ptr_array_new_with_free_func ((GDestroyNotify)gst_structure_free);
       g_ptr_array_add (
           p->metas, p->delivery.post_messages ? gst_structure_copy (s) : s);
     }
@@ -276,8 +277,9 @@ deliver (GstCudaReducePending *p, const GstCudaReduceReduction *r,
           gst_message_new_element (GST_OBJECT (outputs->element), s));
   }
   if (p->delivery.tensors) {
-    p->tensors =
-        g_ptr_array_new_with_free_func ((GDestroyNotify)gst_buffer_unref);
+    if (p->tensors == NULL)
+      p->tensors =
+          g_ptr_array_new_with_free_func ((GDestroyNotify)gst_buffer_unref);
     g_ptr_array_add (p->tensors, tensor_buffer (p, r, t));
     return;
   }
