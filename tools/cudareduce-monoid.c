@@ -4,7 +4,8 @@
  *   cudareduce-monoid [--type=TYPE|all] [--arch=SM] [--single] [--source]
  *                     [--bins=N] [--percentiles=P,...] [--pair=X,Y] MONOID
  *   cudareduce-monoid [...] --load=BODY --accumulator=FIELDS ... [NAME]
- *   cudareduce-monoid --fill-cache [--type=TYPE|all] [--arch=SM] [...] MONOID
+ *   cudareduce-monoid --fill-cache [--type=TYPE|all] [--arch=SM]
+ *                     [--window] [--regions] [...] MONOID
  *   cudareduce-monoid [--fill-cache] [--type=...] [--arch=SM] --all
  *   cudareduce-monoid --list
  *
@@ -23,7 +24,11 @@
  * result or per channel with each packed kernel) into the element's kernel
  * cache, for the GPU at hand or --arch's, so that a pipeline's first start
  * loads them rather than waiting for NVRTC. --all does it for every
- * built-in in turn (a packager's or an administrator's one command). */
+ * built-in in turn (a packager's or an administrator's one command).
+ * --window and --regions add the kernels of an element with a window of
+ * several intervals, and with regions or roi-types, to every program (in
+ * a check as in a fill): those programs are other programs, which a fill
+ * without them leaves out. */
 #include "cr-compiler.h"
 #include "cr-cuda.h"
 #include "cr-error.h"
@@ -43,6 +48,8 @@ static gboolean source_option;
 static gboolean list_option;
 static gboolean fill_option;
 static gboolean all_option;
+static gboolean window_option;
+static gboolean regions_option;
 static gint bins_option;
 static gchar *percentiles_option;
 static gchar *pair_option;
@@ -68,6 +75,14 @@ static const GOptionEntry entries[] = {
   { "all", 0, 0, G_OPTION_ARG_NONE, &all_option,
       "Every built-in monoid in turn, instead of MONOID (with --fill-cache: "
       "the cache for all of them, in one command)",
+      NULL },
+  { "window", 0, 0, G_OPTION_ARG_NONE, &window_option,
+      "The programs of an element with a window of several intervals (its "
+      "window property), which have the window's kernels too",
+      NULL },
+  { "regions", 0, 0, G_OPTION_ARG_NONE, &regions_option,
+      "The programs of an element with regions or roi-types, which have the "
+      "regions' kernels too (monoids that count bins have none)",
       NULL },
   { "source", 's', 0, G_OPTION_ARG_NONE, &source_option,
       "Print the generated CUDA source of each program", NULL },
@@ -380,6 +395,14 @@ compile_failed (const gchar *name, CrType type, const GError *error,
   return FALSE;
 }
 
+/* The kernels --window and --regions add to every program. */
+static CrKernels
+extra_kernels (void)
+{
+  return (window_option ? CR_KERNELS_WINDOW : 0)
+      | (regions_option ? CR_KERNELS_REGIONS : 0);
+}
+
 /* --fill-cache: every program the element may build of @monoid for @type,
  * compiled through the kernel cache (those already there are only read);
  * writes the outcome to @out. */
@@ -394,7 +417,8 @@ fill_type (CrMonoid *monoid, CrType type, gint arch, GString *out)
   for (guint k = 0; k < n; k++) {
     g_autoptr (GError) error = NULL;
     g_autofree gchar *log = NULL;
-    g_autoptr (CrProgram) program = cr_program_new_with (monoid, type, sets[k]);
+    g_autoptr (CrProgram) program =
+        cr_program_new_with (monoid, type, sets[k] | extra_kernels ());
     if (!cr_program_check_limits (program, &error))
       return compile_failed (name, type, error, NULL, out);
     g_autoptr (CrCompiled) c =
@@ -420,8 +444,8 @@ check_type (CrMonoid *monoid, CrType type, gint arch, GString *out)
 {
   g_autoptr (GError) error = NULL;
   g_autofree gchar *name = shown (monoid->name, FALSE);
-  g_autoptr (CrProgram) program = cr_program_new_with (
-      monoid, type, single_option ? CR_KERNELS_PITCHED : CR_KERNELS_ALL);
+  g_autoptr (CrProgram) program = cr_program_new_with (monoid, type,
+      (single_option ? CR_KERNELS_PITCHED : CR_KERNELS_ALL) | extra_kernels ());
   if (source_option) {
     g_autofree gchar *numbered = cr_source_number_lines (program->source);
     g_autofree gchar *source = shown (numbered, TRUE);
@@ -638,6 +662,15 @@ main (int argc, char **argv)
     CrMonoid *monoid = g_ptr_array_index (monoids, k);
     g_autofree gchar *name = shown (monoid->name, FALSE);
     g_autofree gchar *origin = shown (monoid->origin, FALSE);
+    /* The element refuses regions with a monoid that counts bins. */
+    if (regions_option && cr_monoid_total_bins (monoid) > 0) {
+      g_print ("monoid %s counts bins, which results per region do not: "
+               "skipped (--regions)\n",
+          name);
+      if (!all_option)
+        return 2;
+      continue;
+    }
     g_print ("monoid %s (%s), for sm_%d (%s)\n", name, origin, arch, where);
     ok &= check_types (monoid, first, last, arch);
   }
