@@ -312,14 +312,11 @@ attach_metas (GstBuffer *buf, GPtrArray *metas)
   }
 }
 
-/* One memory per tensor, as NNStreamer expects of other/tensors: field f's
- * value for each reported value. */
-static GstBuffer *
-tensor_buffer (const GstCudaReducePending *p, const GstCudaReduceReduction *r,
-    const Values *values)
+GstBuffer *
+gst_cuda_reduce_pending_tensor_buffer (const GstCudaReducePending *p,
+    const GstCudaReduceReduction *r, const guint8 *values, guint n)
 {
   const CrLayout *out = &p->program->out;
-  const guint n = p->plan->n_values;
   GstBuffer *buf = gst_buffer_new ();
 
   for (guint f = 0; f < out->n_fields; f++) {
@@ -328,8 +325,8 @@ tensor_buffer (const GstCudaReducePending *p, const GstCudaReduceReduction *r,
     GstMapInfo map;
     gst_memory_map (mem, &map, GST_MAP_WRITE);
     for (guint v = 0; v < n; v++)
-      memcpy (map.data + v * size,
-          values->bytes + v * out->size + out->offsets[f], size);
+      memcpy (
+          map.data + v * size, values + v * out->size + out->offsets[f], size);
     gst_memory_unmap (mem, &map);
     gst_buffer_append_memory (buf, mem);
   }
@@ -413,7 +410,9 @@ gst_cuda_reduce_pending_complete (GstCudaReducePending *p,
       if (p->tensors == NULL)
         p->tensors =
             g_ptr_array_new_with_free_func ((GDestroyNotify)gst_buffer_unref);
-      g_ptr_array_add (p->tensors, tensor_buffer (p, r, &values));
+      g_ptr_array_add (p->tensors,
+          gst_cuda_reduce_pending_tensor_buffer (
+              p, r, values.bytes, plan->n_values));
     }
   }
   return GST_FLOW_OK;

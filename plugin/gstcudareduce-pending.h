@@ -90,6 +90,12 @@ void gst_cuda_reduce_meta_register (void);
  * error is posted). */
 GstFlowReturn gst_cuda_reduce_pending_complete (GstCudaReducePending *pending,
     const GstCudaReduceOutputs *outputs, GError **error);
+/* @pending's result @r as a tensor buffer, as NNStreamer expects of
+ * other/tensors: one memory per result field, holding that field of each
+ * of the @n results at @values (program->out.size bytes each, in order). */
+GstBuffer *gst_cuda_reduce_pending_tensor_buffer (
+    const GstCudaReducePending *pending, const GstCudaReduceReduction *r,
+    const guint8 *values, guint n);
 /* Pushes the completed @pending's buffer, or its tensors, downstream, and
  * frees it. @completed: what completing it returned. */
 GstFlowReturn gst_cuda_reduce_pending_push (GstCudaReducePending *pending,

@@ -219,37 +219,6 @@ roi_structure (const GstCudaReducePending *p, const Table *t, guint k)
   return s;
 }
 
-/* One memory per field, [regions][values] of it. */
-static GstBuffer *
-tensor_buffer (const GstCudaReducePending *p, const GstCudaReduceReduction *r,
-    const Table *t)
-{
-  const CrLayout *out = &p->program->out;
-  GstBuffer *buf = gst_buffer_new ();
-
-  for (guint f = 0; f < out->n_fields; f++) {
-    const gsize size = cr_type_size (out->types[f]) * out->lengths[f];
-    GstMemory *mem =
-        gst_allocator_alloc (NULL, size * t->n_values * t->n_regions, NULL);
-    GstMapInfo map;
-    gst_memory_map (mem, &map, GST_MAP_WRITE);
-    for (guint k = 0; k < t->n_regions; k++)
-      for (guint v = 0; v < t->n_values; v++)
-        memcpy (map.data + ((gsize)k * t->n_values + v) * size,
-            value_at (t, k, v) + out->offsets[f], size);
-    gst_memory_unmap (mem, &map);
-    gst_buffer_append_memory (buf, mem);
-  }
-  /* A frame's result keeps its flags and DTS; an interval's spans
-   * frames. */
-  if (p->buffer && !p->spans_buffers)
-    gst_buffer_copy_into (buf, p->buffer,
-        GST_BUFFER_COPY_FLAGS | GST_BUFFER_COPY_TIMESTAMPS, 0, -1);
-  GST_BUFFER_PTS (buf) = r->timestamp;
-  GST_BUFFER_DURATION (buf) = r->duration;
-  return buf;
-}
-
 static void
 free_params (gpointer params)
 {
@@ -280,7 +249,10 @@ deliver (GstCudaReducePending *p, const GstCudaReduceReduction *r,
     if (p->tensors == NULL)
       p->tensors =
           g_ptr_array_new_with_free_func ((GDestroyNotify)gst_buffer_unref);
-    g_ptr_array_add (p->tensors, tensor_buffer (p, r, t));
+    /* [regions][values]: the table's own order. */
+    g_ptr_array_add (p->tensors,
+        gst_cuda_reduce_pending_tensor_buffer (
+            p, r, t->bytes, t->n_regions * t->n_values));
     return;
   }
   for (guint k = 0; k < t->n_regions; k++) {

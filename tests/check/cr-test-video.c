@@ -4,15 +4,15 @@
 
 #include "gstcudareduce-caps.h"
 
-static void
-stats_init (CrTestStats *s)
+void
+cr_test_stats_init (CrTestStats *s)
 {
   memset (s, 0, sizeof *s);
   s->min = G_MAXUINT64;
 }
 
-static void
-stats_add (CrTestStats *s, guint64 x, guint64 i, gdouble threshold)
+void
+cr_test_stats_add (CrTestStats *s, guint64 x, guint64 i, gdouble threshold)
 {
   s->sum += x;
   s->min = MIN (s->min, x);
@@ -108,7 +108,7 @@ add_component (
   const gsize poffset = (GST_VIDEO_INFO_COMP_POFFSET (info, c) + e - 1) / e * e;
   for (gint y = 0; y < h; y++)
     for (gint x = 0; x < w; x++)
-      stats_add (s,
+      cr_test_stats_add (s,
           sample (f, plane,
               (gsize)y * info->stride[plane] + poffset
                   + (gsize)x * GST_VIDEO_INFO_COMP_PSTRIDE (info, c)),
@@ -135,7 +135,7 @@ add_whole (CrTestStats *s, const CrTestFrame *f, guint64 first, gdouble t)
         * GST_VIDEO_INFO_COMP_PSTRIDE (info, c);
     for (gint y = 0; y < GST_VIDEO_INFO_COMP_HEIGHT (info, c); y++)
       for (gsize b = 0; b < row; b += elem_size (f))
-        stats_add (
+        cr_test_stats_add (
             s, sample (f, plane, (gsize)y * info->stride[plane] + b), i++, t);
   }
 }
@@ -170,7 +170,7 @@ cr_test_expected_init (CrTestExpected *e, gboolean per_channel, gint component)
   e->per_channel = per_channel;
   e->component = component;
   for (guint v = 0; v < GST_VIDEO_MAX_COMPONENTS; v++)
-    stats_init (&e->values[v]);
+    cr_test_stats_init (&e->values[v]);
 }
 
 static guint64

@@ -27,6 +27,12 @@ typedef struct {
   guint64 sum, min, max, above, indexed, count;
 } CrTestStats;
 
+/* @s with nothing added (min at its top), and @x, the sample of index @i,
+ * added to it as cr-test-video's monoid adds it with @threshold. */
+void cr_test_stats_init (CrTestStats *s);
+void cr_test_stats_add (
+    CrTestStats *s, guint64 x, guint64 i, gdouble threshold);
+
 /* A frame of random bytes, padding included, with its own layout: each
  * plane's stride padded by @pad bytes. */
 typedef struct {

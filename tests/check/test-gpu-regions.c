@@ -480,24 +480,6 @@ comp_span (const GstVideoInfo *info, guint c, Box b, gint *x0, gint *x1,
     *x1 = *x0, *y1 = *y0;
 }
 
-static void
-stats_reset (CrTestStats *s)
-{
-  memset (s, 0, sizeof *s);
-  s->min = G_MAXUINT64;
-}
-
-static void
-stats_add (CrTestStats *s, guint64 x, guint64 i, gdouble threshold)
-{
-  s->sum += x;
-  s->min = MIN (s->min, x);
-  s->max = MAX (s->max, x);
-  s->above += (gdouble)x > threshold;
-  s->indexed += x * (i % 7 + 1);
-  s->count++;
-}
-
 static guint
 region_add (const CrTestFrame *f, Box b, gboolean per_channel,
     gdouble threshold, guint64 frame, CrTestStats *values)
@@ -516,7 +498,7 @@ region_add (const CrTestFrame *f, Box b, gboolean per_channel,
       const guint64 first = frame * (guint64)(x1 - x0) * (y1 - y0);
       for (gint y = y0; y < y1; y++)
         for (gint x = x0; x < x1; x++)
-          stats_add (&values[c],
+          cr_test_stats_add (&values[c],
               frame_sample (f, plane, y, x * pstride + poffset),
               first + (guint64)(y - y0) * (x1 - x0) + (x - x0), threshold);
     }
@@ -537,7 +519,7 @@ region_add (const CrTestFrame *f, Box b, gboolean per_channel,
           if (pass == 0)
             samples++;
           else
-            stats_add (
+            cr_test_stats_add (
                 &values[0], frame_sample (f, plane, y, byte), i++, threshold);
         }
     }
@@ -553,7 +535,7 @@ region_reference (const CrTestFrame *f, Box b, gboolean per_channel,
     gdouble threshold, CrTestStats *values)
 {
   for (guint c = 0; c < GST_VIDEO_MAX_COMPONENTS; c++)
-    stats_reset (&values[c]);
+    cr_test_stats_init (&values[c]);
   return region_add (f, b, per_channel, threshold, 0, values);
 }
 
@@ -898,7 +880,7 @@ regions_window_case (const gchar *format, gboolean per_channel)
       CrTestStats want[GST_VIDEO_MAX_COMPONENTS];
       guint nv = 0;
       for (guint c = 0; c < GST_VIDEO_MAX_COMPONENTS; c++)
-        stats_reset (&want[c]);
+        cr_test_stats_init (&want[c]);
       for (guint f = from; f < to; f++)
         nv = region_add (&frames[f], clip_box (boxes[j], W, H), per_channel,
             threshold, f, want);
