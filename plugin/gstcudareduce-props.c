@@ -178,7 +178,8 @@ gst_cuda_reduce_props_install (GObjectClass *klass)
           "\"<<0,0,64,64>,<64,0,64,64>>\". Each is clipped to the frame; a "
           "rectangle in luma pixels covers the chroma samples its pixels "
           "map to. Results become arrays over the regions, these first, then "
-          "the ROI metas that roi-types selects. Video only; empty: none",
+          "the ROI metas and detections that roi-types selects. Video only; "
+          "empty: none",
           gst_param_spec_array ("region", "Region",
               "x, y, width, height in pixels",
               g_param_spec_int ("value", "Value", "A coordinate", G_MININT,
@@ -189,10 +190,12 @@ gst_cuda_reduce_props_install (GObjectClass *klass)
       g_param_spec_string ("roi-types", "ROI types",
           "Which GstVideoRegionOfInterestMeta of each frame get results of "
           "their own: a comma-separated list of ROI types "
-          "(\"face,person\"), or \"*\" for all. Each result is also put on "
-          "its ROI meta, as the parameter structure \"cudareduce\". Not with "
-          "interval or window, since the metas come and go from frame to "
-          "frame. NULL or empty: no ROI meta is read",
+          "(\"face,person\"), or \"*\" for all; where the element is built "
+          "with GStreamer's analytics library (1.24 and newer), also the "
+          "object detections (GstAnalyticsODMtd) of those types. Each ROI "
+          "meta's result is also put on the meta, as the parameter structure "
+          "\"cudareduce\". Not with interval or window, since the metas "
+          "come and go from frame to frame. NULL or empty: no meta is read",
           NULL, SETUP_FLAGS));
   g_object_class_install_property (klass, PROP_GPU_TIMEOUT,
       g_param_spec_uint64 ("gpu-timeout", "GPU timeout",

@@ -143,6 +143,16 @@ type_of (const GstCudaReducePending *p, const Table *t, guint k, guint f,
 }
 
 static void
+source_of (const GstCudaReducePending *p, const Table *t, guint k, guint f,
+    GValue *value)
+{
+  g_value_init (value, G_TYPE_STRING);
+  g_value_set_static_string (value,
+      gst_cuda_reduce_region_source_name (
+          g_array_index (p->regions, GstCudaReduceRegion, k).source));
+}
+
+static void
 rect_of (const GstCudaReducePending *p, const Table *t, guint k, guint f,
     GValue *value)
 {
@@ -191,6 +201,7 @@ message_structure (const GstCudaReducePending *p,
     gst_structure_set (s, "channels", G_TYPE_UINT, t->n_values, NULL);
   set_array (s, "region-ids", p, t, 0, id_of);
   set_array (s, "region-types", p, t, 0, type_of);
+  set_array (s, "region-sources", p, t, 0, source_of);
   set_array (s, "region-rects", p, t, 0, rect_of);
   set_array (s, "counts", p, t, 0, count_of);
   for (guint f = 0; f < out->n_fields; f++)
@@ -256,7 +267,8 @@ deliver (GstCudaReducePending *p, const GstCudaReduceReduction *r,
     return;
   }
   for (guint k = 0; k < t->n_regions; k++) {
-    if (!g_array_index (p->regions, GstCudaReduceRegion, k).from_meta)
+    if (g_array_index (p->regions, GstCudaReduceRegion, k).source
+        != GST_CUDA_REDUCE_REGION_ROI_META)
       continue;
     if (p->roi_params == NULL)
       p->roi_params = g_ptr_array_new_full (t->n_regions, free_params);

@@ -2,6 +2,10 @@
  * their own. */
 #include "gstcudareduce-regions.h"
 
+#ifdef CR_HAVE_GST_ANALYTICS
+#include <gst/analytics/analytics.h>
+#endif
+
 #include <string.h>
 
 static gboolean
@@ -141,21 +145,32 @@ wanted (const GArray *types, GQuark type)
   return FALSE;
 }
 
-gboolean
-gst_cuda_reduce_regions_collect (GstBuffer *buffer, const GArray *rects,
-    const GArray *types, gint width, gint height, GArray *regions,
-    GError **error)
+/* Appends the region @given of a @width x @height frame, clipped. */
+static gboolean
+append_region (GArray *regions, guint first, const GstCudaReduceRect *given,
+    gint width, gint height, gint id, GQuark type,
+    GstCudaReduceRegionSource source, GError **error)
 {
-  const guint first = regions->len;
-  for (guint k = 0; rects && k < rects->len; k++) {
-    GstCudaReduceRegion r =
-        region_of (&g_array_index (rects, GstCudaReduceRect, k), width, height);
-    r.id = (gint)k;
-    g_array_append_val (regions, r);
-  }
-  if (types == NULL)
-    return !too_many (regions->len - first, error);
+  GstCudaReduceRegion r = region_of (given, width, height);
+  r.id = id;
+  r.type = type;
+  r.source = source;
+  g_array_append_val (regions, r);
+  return !too_many (regions->len - first, error);
+}
 
+/* The meta's fields are unsigned: a value past G_MAXINT is off the frame
+ * whatever it is. */
+static gint
+roi_number (guint v)
+{
+  return (gint)MIN (v, (guint)G_MAXINT);
+}
+
+static gboolean
+collect_roi_metas (GstBuffer *buffer, const GArray *types, gint width,
+    gint height, GArray *regions, guint first, GError **error)
+{
   gpointer state = NULL;
   GstMeta *meta;
   while ((meta = gst_buffer_iterate_meta_filtered (
@@ -164,23 +179,80 @@ gst_cuda_reduce_regions_collect (GstBuffer *buffer, const GArray *rects,
         (const GstVideoRegionOfInterestMeta *)meta;
     if (!wanted (types, roi->roi_type))
       continue;
-    /* The meta's fields are unsigned: a value past G_MAXINT is off the
-     * frame whatever it is. */
-    const GstCudaReduceRect given = {
-      (gint)MIN (roi->x, (guint)G_MAXINT),
-      (gint)MIN (roi->y, (guint)G_MAXINT),
-      (gint)MIN (roi->w, (guint)G_MAXINT),
-      (gint)MIN (roi->h, (guint)G_MAXINT),
-    };
-    GstCudaReduceRegion r = region_of (&given, width, height);
-    r.id = roi->id;
-    r.type = roi->roi_type;
-    r.from_meta = TRUE;
-    g_array_append_val (regions, r);
-    if (too_many (regions->len - first, error))
+    const GstCudaReduceRect given = { roi_number (roi->x), roi_number (roi->y),
+      roi_number (roi->w), roi_number (roi->h) };
+    if (!append_region (regions, first, &given, width, height, roi->id,
+            roi->roi_type, GST_CUDA_REDUCE_REGION_ROI_META, error))
       return FALSE;
   }
   return TRUE;
+}
+
+#ifdef CR_HAVE_GST_ANALYTICS
+/* The object detections of the buffer's analytics relation meta, as the
+ * detector put them there (GStreamer 1.24 and newer). */
+static gboolean
+collect_detections (GstBuffer *buffer, const GArray *types, gint width,
+    gint height, GArray *regions, guint first, GError **error)
+{
+  GstAnalyticsRelationMeta *meta =
+      gst_buffer_get_analytics_relation_meta (buffer);
+  if (meta == NULL)
+    return TRUE;
+  gpointer state = NULL;
+  GstAnalyticsODMtd od;
+  while (gst_analytics_relation_meta_iterate (
+      meta, &state, gst_analytics_od_mtd_get_mtd_type (), &od)) {
+    const GQuark type = gst_analytics_od_mtd_get_obj_type (&od);
+    GstCudaReduceRect given;
+    gfloat confidence;
+    if (!wanted (types, type)
+        || !gst_analytics_od_mtd_get_location (
+            &od, &given.x, &given.y, &given.width, &given.height, &confidence))
+      continue;
+    if (!append_region (regions, first, &given, width, height,
+            (gint)MIN (od.id, (guint)G_MAXINT), type,
+            GST_CUDA_REDUCE_REGION_ANALYTICS, error))
+      return FALSE;
+  }
+  return TRUE;
+}
+#endif
+
+gboolean
+gst_cuda_reduce_regions_collect (GstBuffer *buffer, const GArray *rects,
+    const GArray *types, gint width, gint height, GArray *regions,
+    GError **error)
+{
+  const guint first = regions->len;
+  for (guint k = 0; rects && k < rects->len; k++)
+    if (!append_region (regions, first,
+            &g_array_index (rects, GstCudaReduceRect, k), width, height,
+            (gint)k, 0, GST_CUDA_REDUCE_REGION_PROPERTY, error))
+      return FALSE;
+  if (types == NULL)
+    return TRUE;
+  if (!collect_roi_metas (buffer, types, width, height, regions, first, error))
+    return FALSE;
+#ifdef CR_HAVE_GST_ANALYTICS
+  if (!collect_detections (buffer, types, width, height, regions, first, error))
+    return FALSE;
+#endif
+  return TRUE;
+}
+
+const gchar *
+gst_cuda_reduce_region_source_name (GstCudaReduceRegionSource source)
+{
+  switch (source) {
+    case GST_CUDA_REDUCE_REGION_ROI_META:
+      return "roi";
+    case GST_CUDA_REDUCE_REGION_ANALYTICS:
+      return "analytics";
+    case GST_CUDA_REDUCE_REGION_PROPERTY:
+    default:
+      return "property";
+  }
 }
 
 /* The first component in @plane: all of a plane's are subsampled alike in
@@ -239,7 +311,8 @@ gst_cuda_reduce_regions_annotate (GstBuffer *buffer,
     const GstCudaReduceRegion *region, const gchar *element,
     GstStructure *params)
 {
-  GstVideoRegionOfInterestMeta *meta = region->from_meta
+  GstVideoRegionOfInterestMeta *meta =
+      region->source == GST_CUDA_REDUCE_REGION_ROI_META
       ? gst_buffer_get_video_region_of_interest_meta_id (buffer, region->id)
       : NULL;
   if (meta == NULL) {
@@ -270,8 +343,9 @@ gst_cuda_reduce_regions_check_setup (GstClockTime interval, GstClockTime window,
 {
   if (roi_types != NULL && (interval != 0 || window != 0)) {
     g_set_error (error, GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_SETTINGS,
-        "The ROI metas that roi-types reads come and go from frame to "
-        "frame, so their results cannot accumulate over an interval or a "
+        "The ROI metas and detections that roi-types reads come and go "
+        "from frame to frame, so their results cannot accumulate over an "
+        "interval or a "
         "window: list fixed rectangles in regions instead, or leave "
         "interval and window at 0");
     return FALSE;
@@ -279,7 +353,8 @@ gst_cuda_reduce_regions_check_setup (GstClockTime interval, GstClockTime window,
   if (tensors && roi_types != NULL) {
     g_set_error (error, GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_SETTINGS,
         "output=tensor gives tensors of a fixed shape, but the ROI metas "
-        "that roi-types reads come and go from frame to frame: list fixed "
+        "and detections that roi-types reads come and go from frame to "
+        "frame: list fixed "
         "rectangles in regions instead, or use output=message");
     return FALSE;
   }

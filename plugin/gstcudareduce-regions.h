@@ -2,8 +2,10 @@
  * their own, and where each lies in each plane.
  *
  * Regions come from the `regions` property (fixed rectangles, in the
- * frame's pixels) and from the frame's GstVideoRegionOfInterestMeta (those
- * of the chosen types, or all). Each is clipped to the frame; one wholly
+ * frame's pixels), from the frame's GstVideoRegionOfInterestMeta and, where
+ * the element is built with GStreamer's analytics library (1.24 and
+ * newer), from the object-detection records of its GstAnalyticsRelationMeta
+ * (those of the chosen types, or all). Each is clipped to the frame; one wholly
  * outside it stays, empty, so that results keep one entry per region. A
  * rectangle is given in luma pixels; in a subsampled plane it covers
  * every sample that one of its pixels maps to (an I420 region from x = 1
@@ -33,12 +35,20 @@ typedef struct {
   gint width, height;
 } GstCudaReduceRect;
 
+/* Where a region comes from. */
+typedef enum {
+  GST_CUDA_REDUCE_REGION_PROPERTY, /* the `regions` property */
+  GST_CUDA_REDUCE_REGION_ROI_META, /* a GstVideoRegionOfInterestMeta */
+  GST_CUDA_REDUCE_REGION_ANALYTICS, /* an analytics object detection */
+} GstCudaReduceRegionSource;
+
 typedef struct {
-  /* The ROI meta's id, or the rectangle's index in the property. */
+  /* The ROI meta's or the detection's id, or the rectangle's index in the
+   * property. */
   gint id;
-  /* The ROI meta's type; 0 for the property's rectangles. */
+  /* The ROI meta's or the detection's type; 0 for the property's. */
   GQuark type;
-  gboolean from_meta;
+  GstCudaReduceRegionSource source;
   GstCudaReduceRect given; /* as the property or the meta gave it */
   GstCudaReduceRect clipped; /* its part inside the frame */
 } GstCudaReduceRegion;
@@ -67,9 +77,10 @@ GArray *gst_cuda_reduce_regions_parse_types (const gchar *list);
 
 /* The regions of @buffer, a frame of @width x @height pixels: @rects (the
  * property's, may be NULL) in order, then the buffer's ROI metas of the
- * @types (NULL: none; empty: all) in the order they are on the buffer.
- * Appended to @regions (of GstCudaReduceRegion). Fails, saying so, when
- * they are more than GST_CUDA_REDUCE_REGIONS_MAX. */
+ * @types (NULL: none; empty: all) in the order they are on the buffer,
+ * then (where built in) its analytics object detections of the @types in
+ * their meta's order. Appended to @regions (of GstCudaReduceRegion). Fails,
+ * saying so, when they are more than GST_CUDA_REDUCE_REGIONS_MAX. */
 gboolean gst_cuda_reduce_regions_collect (GstBuffer *buffer,
     const GArray *rects, const GArray *types, gint width, gint height,
     GArray *regions, GError **error);
@@ -104,6 +115,11 @@ void gst_cuda_reduce_regions_rects (const GArray *regions,
     const GstVideoInfo *info, guint plane, gsize row_bytes,
     guint64 *rows_before, CrRect *rects);
 
+/* The name a region's source has in messages ("property", "roi",
+ * "analytics"). */
+const gchar *gst_cuda_reduce_region_source_name (
+    GstCudaReduceRegionSource source);
+
 /* The name of the parameter structure a region's results go in on its
  * ROI meta (gst_video_region_of_interest_meta_get_param (meta, this)). */
 #define GST_CUDA_REDUCE_REGION_PARAM "cudareduce"
@@ -112,8 +128,8 @@ void gst_cuda_reduce_regions_rects (const GArray *regions,
  * (taken), renamed GST_CUDA_REDUCE_REGION_PARAM and with the field
  * "element" set to @element: replacing the one that element gave before,
  * so each element's results are there once. FALSE (and @params freed)
- * for a region of the property, or whose meta is no longer on the
- * buffer. */
+ * for a region that is not an ROI meta's, or whose meta is no longer on
+ * the buffer. */
 gboolean gst_cuda_reduce_regions_annotate (GstBuffer *buffer,
     const GstCudaReduceRegion *region, const gchar *element,
     GstStructure *params);

@@ -32,7 +32,8 @@
  *
  * #GstCudaReduce:regions and #GstCudaReduce:roi-types give each video
  * frame one result per region: fixed rectangles, and the frame's
- * GstVideoRegionOfInterestMeta of the chosen types, all reduced in one
+ * GstVideoRegionOfInterestMeta (and, with GStreamer 1.24's analytics
+ * library, object detections) of the chosen types, all reduced in one
  * launch a plane. Message fields become arrays over the regions, and a
  * region from an ROI meta also gets its results on the meta, as a
  * parameter structure named `cudareduce`.

@@ -11,6 +11,10 @@
 #include <gst/video/video.h>
 #include <string.h>
 
+#ifdef CR_HAVE_GST_ANALYTICS
+#include <gst/analytics/analytics.h>
+#endif
+
 /* The name attach-meta gives its metas (GST_CUDA_REDUCE_META_NAME). */
 #define GST_CUDA_REDUCE_META_NAME_FOR_TEST "GstCudaReduceResultMeta"
 
@@ -77,6 +81,7 @@ GST_START_TEST (test_regions_message)
   /* The property's rectangles by index, then the face. */
   const gint ids[] = { 0, 1, 2, 42 };
   const gchar *types[] = { "", "", "", "face" };
+  const gchar *sources[] = { "property", "property", "property", "roi" };
   /* Clipped, in luma pixels (one wholly outside is empty, at the edge it
    * is clamped to); the samples of Y, U and V each covers. */
   const gint rects[][4] = { { 1, 1, 3, 3 }, { 60, 40, 4, 8 }, { 64, 0, 0, 0 },
@@ -88,6 +93,8 @@ GST_START_TEST (test_regions_message)
         g_value_get_int (item (s, "region-ids", k)), ids[k]);
     fail_unless_equals_string (
         g_value_get_string (item (s, "region-types", k)), types[k]);
+    fail_unless_equals_string (
+        g_value_get_string (item (s, "region-sources", k)), sources[k]);
     for (guint j = 0; j < 4; j++)
       fail_unless_equals_int (rect_number (s, k, j), rects[k][j]);
     for (guint v = 0; v < 3; v++)
@@ -126,6 +133,61 @@ GST_START_TEST (test_regions_message)
 }
 
 GST_END_TEST;
+
+#ifdef CR_HAVE_GST_ANALYTICS
+/* Object detections of GStreamer's analytics meta, after the ROI metas:
+ * their ids and types, clipped, with counts over both planes; the meta
+ * goes downstream as it came. */
+GST_START_TEST (test_regions_analytics)
+{
+  GstHarness *h = cr_test_harness (video_caps ("NV12", 64, 48), "monoid", "sum",
+      "roi-types", "person", NULL);
+  gst_harness_play (h);
+  GstBuffer *buf = frame ("NV12", 64, 48, 0);
+  GstVideoRegionOfInterestMeta *roi =
+      gst_buffer_add_video_region_of_interest_meta (buf, "person", 0, 0, 2, 2);
+  roi->id = 3;
+  GstAnalyticsRelationMeta *meta = gst_buffer_add_analytics_relation_meta (buf);
+  GstAnalyticsODMtd person, car;
+  fail_unless (gst_analytics_relation_meta_add_od_mtd (
+      meta, g_quark_from_string ("car"), 0, 0, 64, 48, 0.8f, &car));
+  fail_unless (gst_analytics_relation_meta_add_od_mtd (
+      meta, g_quark_from_string ("person"), 5, 6, 10, 8, 0.7f, &person));
+  cr_test_push_ok (h, buf, "analytics");
+  g_autoptr (GPtrArray) results = cr_test_results_after_eos (h, "analytics");
+  fail_unless_equals_int (results->len, 1);
+  const GstStructure *s = g_ptr_array_index (results, 0);
+  guint regions = 0;
+  fail_unless (gst_structure_get_uint (s, "regions", &regions));
+  fail_unless_equals_int (regions, 2);
+  fail_unless_equals_int (g_value_get_int (item (s, "region-ids", 0)), 3);
+  fail_unless_equals_string (
+      g_value_get_string (item (s, "region-sources", 0)), "roi");
+  fail_unless_equals_int (
+      g_value_get_int (item (s, "region-ids", 1)), (gint)person.id);
+  fail_unless_equals_string (
+      g_value_get_string (item (s, "region-types", 1)), "person");
+  fail_unless_equals_string (
+      g_value_get_string (item (s, "region-sources", 1)), "analytics");
+  const gint rect[] = { 5, 6, 10, 8 };
+  for (guint j = 0; j < 4; j++)
+    fail_unless_equals_int (rect_number (s, 1, j), rect[j]);
+  /* 10x8 luma samples; chroma columns 2 to 7 and rows 3 to 6, U and V. */
+  fail_unless_equals_uint64 (
+      g_value_get_uint64 (item (s, "counts", 1)), 80 + 2 * 6 * 4);
+  fail_unless_equals_uint64 (
+      g_value_get_uint64 (item (s, "counts", 0)), 4 + 2 * 1 * 1);
+
+  g_autoptr (GstBuffer) out = gst_harness_pull (h);
+  GstAnalyticsRelationMeta *passed =
+      gst_buffer_get_analytics_relation_meta (out);
+  fail_unless (passed != NULL);
+  fail_unless_equals_int (gst_analytics_relation_get_length (passed), 2);
+  cr_fake_teardown (h);
+}
+
+GST_END_TEST;
+#endif
 
 /* I420, one value per region: the samples of the three planes together;
  * a frame without the metas read gives an empty message. */
@@ -310,6 +372,9 @@ element_fake_regions_suite (void)
   tcase_add_checked_fixture (tc, cr_fake_reset, NULL);
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_regions_message);
+#ifdef CR_HAVE_GST_ANALYTICS
+  tcase_add_test (tc, test_regions_analytics);
+#endif
   tcase_add_test (tc, test_regions_whole_pixels);
   tcase_add_test (tc, test_regions_attach_meta);
   tcase_add_test (tc, test_regions_tensor_caps);

@@ -1,5 +1,6 @@
 /* test-regions.c: the regions of a frame on their own, without a GPU: the
- * property's rectangles parsed and refused, ROI metas read by type, clipping,
+ * property's rectangles parsed and refused, ROI metas (and, where built in,
+ * analytics object detections) read by type, clipping,
  * and where a region lies in each plane of every video format the element
  * takes, against pixels mapped one by one. */
 #include "cr-test-leaks.h"
@@ -7,6 +8,10 @@
 #include "cr-test-video.h"
 #include "gstcudareduce-caps.h"
 #include "gstcudareduce-regions.h"
+
+#ifdef CR_HAVE_GST_ANALYTICS
+#include <gst/analytics/analytics.h>
+#endif
 
 #include <string.h>
 
@@ -250,7 +255,8 @@ GST_START_TEST (test_regions_collect)
       buf, rects, NULL, 100, 50, regions, NULL));
   fail_unless_equals_int (regions->len, 2);
   const GstCudaReduceRegion *r = REGION (regions, 0);
-  fail_unless (r->id == 0 && r->type == 0 && !r->from_meta);
+  fail_unless (r->id == 0 && r->type == 0
+      && r->source == GST_CUDA_REDUCE_REGION_PROPERTY);
   fail_unless (r->given.x == -10 && r->given.width == 30);
   fail_unless (r->clipped.x == 0 && r->clipped.y == 0 && r->clipped.width == 20
       && r->clipped.height == 10);
@@ -263,8 +269,8 @@ GST_START_TEST (test_regions_collect)
       buf, rects, faces, 100, 50, regions, NULL));
   fail_unless_equals_int (regions->len, 4);
   r = REGION (regions, 2);
-  fail_unless (
-      r->id == 7 && r->from_meta && r->type == g_quark_from_string ("face"));
+  fail_unless (r->id == 7 && r->source == GST_CUDA_REDUCE_REGION_ROI_META
+      && r->type == g_quark_from_string ("face"));
   fail_unless (r->clipped.x == 10 && r->clipped.y == 5 && r->clipped.width == 20
       && r->clipped.height == 10);
   r = REGION (regions, 3);
@@ -282,6 +288,90 @@ GST_START_TEST (test_regions_collect)
 }
 
 GST_END_TEST;
+
+#ifdef CR_HAVE_GST_ANALYTICS
+/* Object detections of an analytics relation meta, after the ROI metas:
+ * read by type, with their ids, clipped, and counted against the limit. */
+GST_START_TEST (test_regions_analytics)
+{
+  g_autoptr (GstBuffer) buf = gst_buffer_new ();
+  GstVideoRegionOfInterestMeta *roi =
+      gst_buffer_add_video_region_of_interest_meta (buf, "car", 1, 2, 3, 4);
+  roi->id = 40;
+  GstAnalyticsRelationMeta *meta = gst_buffer_add_analytics_relation_meta (buf);
+  const struct {
+    const gchar *type;
+    gint x, y, w, h;
+  } boxes[] = {
+    { "car", 10, 20, 30, 10 },
+    { "dog", 0, 0, 5, 5 },
+    { "car", -4, 45, 10, 10 },
+  };
+  guint ids[G_N_ELEMENTS (boxes)];
+  for (guint k = 0; k < G_N_ELEMENTS (boxes); k++) {
+    GstAnalyticsODMtd od;
+    fail_unless (gst_analytics_relation_meta_add_od_mtd (meta,
+        g_quark_from_string (boxes[k].type), boxes[k].x, boxes[k].y, boxes[k].w,
+        boxes[k].h, 0.5f, &od));
+    ids[k] = od.id;
+  }
+  /* A record of another kind is not a region. */
+  GstAnalyticsClsMtd cls;
+  gfloat confidence = 0.9f;
+  GQuark label = g_quark_from_string ("car");
+  fail_unless (gst_analytics_relation_meta_add_cls_mtd (
+      meta, 1, &confidence, &label, &cls));
+
+  g_autoptr (GArray) cars = gst_cuda_reduce_regions_parse_types ("car");
+  g_autoptr (GArray) regions =
+      g_array_new (FALSE, FALSE, sizeof (GstCudaReduceRegion));
+  fail_unless (gst_cuda_reduce_regions_collect (
+      buf, NULL, cars, 100, 50, regions, NULL));
+  fail_unless_equals_int (regions->len, 3);
+  const GstCudaReduceRegion *r = REGION (regions, 0);
+  fail_unless (r->id == 40 && r->source == GST_CUDA_REDUCE_REGION_ROI_META);
+  r = REGION (regions, 1);
+  fail_unless (r->source == GST_CUDA_REDUCE_REGION_ANALYTICS);
+  fail_unless_equals_int (r->id, ids[0]);
+  fail_unless (r->type == g_quark_from_string ("car"));
+  fail_unless (r->clipped.x == 10 && r->clipped.y == 20
+      && r->clipped.width == 30 && r->clipped.height == 10);
+  r = REGION (regions, 2);
+  fail_unless_equals_int (r->id, ids[2]);
+  fail_unless (r->given.x == -4 && r->given.y == 45);
+  fail_unless (r->clipped.x == 0 && r->clipped.y == 45 && r->clipped.width == 6
+      && r->clipped.height == 5);
+  fail_unless_equals_string (
+      gst_cuda_reduce_region_source_name (r->source), "analytics");
+
+  /* Not read without roi-types; a detection gets no ROI parameters. */
+  g_array_set_size (regions, 0);
+  fail_unless (gst_cuda_reduce_regions_collect (
+      buf, NULL, NULL, 100, 50, regions, NULL));
+  fail_unless_equals_int (regions->len, 0);
+  g_autoptr (GArray) all = gst_cuda_reduce_regions_parse_types ("*");
+  fail_unless (
+      gst_cuda_reduce_regions_collect (buf, NULL, all, 100, 50, regions, NULL));
+  fail_unless_equals_int (regions->len, 4);
+  fail_unless (REGION (regions, 2)->type == g_quark_from_string ("dog"));
+  fail_if (gst_cuda_reduce_regions_annotate (buf, REGION (regions, 2),
+      "cudareduce0", gst_structure_new_empty ("results")));
+
+  /* Detections count against the limit as ROI metas do. */
+  for (guint k = 0; k < GST_CUDA_REDUCE_REGIONS_MAX; k++) {
+    GstAnalyticsODMtd od;
+    fail_unless (gst_analytics_relation_meta_add_od_mtd (
+        meta, g_quark_from_string ("dog"), k % 64, 0, 1, 1, 0.5f, &od));
+  }
+  g_array_set_size (regions, 0);
+  g_autoptr (GError) error = NULL;
+  fail_if (gst_cuda_reduce_regions_collect (
+      buf, NULL, all, 64, 64, regions, &error));
+  fail_unless (error && strstr (error->message, "4097 regions") != NULL);
+}
+
+GST_END_TEST;
+#endif
 
 /* More metas than a frame may have: an error that says so. */
 GST_START_TEST (test_regions_too_many)
@@ -503,6 +593,9 @@ regions_suite (void)
   tcase_add_test (tc, test_regions_types);
   tcase_add_test (tc, test_regions_collect);
   tcase_add_test (tc, test_regions_too_many);
+#ifdef CR_HAVE_GST_ANALYTICS
+  tcase_add_test (tc, test_regions_analytics);
+#endif
   tcase_add_test (tc, test_regions_clip);
   tcase_add_test (tc, test_regions_in_planes);
   tcase_add_test (tc, test_regions_examples);
