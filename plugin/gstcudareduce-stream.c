@@ -207,6 +207,7 @@ gst_cuda_reduce_stream_set_caps (GstCudaReduceStream *s, GstCaps *incaps)
   g_autoptr (GError) error = NULL;
 
   s->caps.known = FALSE;
+  s->caps.crop_warned = FALSE;
   if (!cr_input_format_parse (incaps, &s->caps.format, &error)) {
     gst_cuda_reduce_post_error (s->element, error, NULL);
     return FALSE;
@@ -390,6 +391,27 @@ collect_regions (GstCudaReduceStream *s, GstCudaReducePending *p)
   return FALSE;
 }
 
+/* The element tells upstream that it takes no GstVideoCropMeta, so that
+ * upstream crops the frames itself; one that sends the meta regardless
+ * gets its whole frames reduced, and the user is told once a stream. */
+static void
+warn_of_crop (GstCudaReduceStream *s, GstBuffer *buf)
+{
+  const GstVideoCropMeta *crop = gst_buffer_get_video_crop_meta (buf);
+  if (crop == NULL || s->caps.crop_warned)
+    return;
+  s->caps.crop_warned = TRUE;
+  GST_ELEMENT_WARNING (s->element, STREAM, FORMAT,
+      ("Frames carry a crop (GstVideoCropMeta), which cudareduce does not "
+       "apply: its results are over the whole %dx%d frame",
+          GST_VIDEO_INFO_WIDTH (&s->caps.format.video),
+          GST_VIDEO_INFO_HEIGHT (&s->caps.format.video)),
+      ("the crop is %ux%u at %u,%u; crop the frames upstream (videocrop "
+       "does when downstream does not take the meta), or reduce the "
+       "cropped part with the regions property",
+          crop->width, crop->height, crop->x, crop->y));
+}
+
 GstFlowReturn
 gst_cuda_reduce_stream_submit (GstCudaReduceStream *s, GstBuffer *buf,
     GstCudaReducePending **pending, guint *cost)
@@ -420,6 +442,8 @@ gst_cuda_reduce_stream_submit (GstCudaReduceStream *s, GstBuffer *buf,
     gst_buffer_unref (buf);
     return GST_FLOW_ERROR;
   }
+  if (s->caps.format.family == CR_INPUT_VIDEO)
+    warn_of_crop (s, buf);
   GstCudaReducePending *p = pending_new (s, buf);
   if (!gst_cuda_reduce_pending_map (
           p, s->element, &s->caps.format, s->device, regions)

@@ -45,6 +45,7 @@ typedef struct {
     GstCudaReducePlan *plan; /* of format, per channel and component */
     gboolean known;
     guint tensors; /* output tensors negotiated */
+    gboolean crop_warned; /* a frame came with a crop meta */
   } caps;
   GstCudaReduceWindow window;
   GArray *slices; /* GstCudaReduceSlice, reused for each buffer */

@@ -646,6 +646,13 @@ gst_cuda_reduce_propose_allocation (
   /* In passthrough this asks downstream first, for its metas and pools. */
   GST_BASE_TRANSFORM_CLASS (parent_class)
       ->propose_allocation (trans, decide_query, query);
+  /* The element reduces whole frames, so a downstream that takes crop
+   * metas must not lead upstream to crop by meta alone (videocrop would):
+   * upstream then crops the frames themselves. */
+  guint crop;
+  while (gst_query_find_allocation_meta (
+      query, GST_VIDEO_CROP_META_API_TYPE, &crop))
+    gst_query_remove_nth_allocation_meta (query, crop);
   if (self->stream.allocator == NULL)
     return TRUE;
   gst_query_parse_allocation (query, &caps, NULL);

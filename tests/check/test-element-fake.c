@@ -603,6 +603,111 @@ GST_START_TEST (test_threshold_change)
 
 GST_END_TEST;
 
+/* Downstream of the element takes crop metas (as a video sink may): a
+ * sink pad that says so in its answer to the allocation query. */
+static GstPadProbeReturn
+take_crop_metas (GstPad *pad, GstPadProbeInfo *info, gpointer data)
+{
+  GstQuery *query = GST_PAD_PROBE_INFO_QUERY (info);
+  if (GST_QUERY_TYPE (query) != GST_QUERY_ALLOCATION)
+    return GST_PAD_PROBE_OK;
+  gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL);
+  gst_query_add_allocation_meta (query, GST_VIDEO_CROP_META_API_TYPE, NULL);
+  return GST_PAD_PROBE_OK;
+}
+
+/* Buffers that reach the sink with a crop meta. */
+static GstPadProbeReturn
+count_crop_metas (GstPad *pad, GstPadProbeInfo *info, gpointer data)
+{
+  if (gst_buffer_get_video_crop_meta (GST_PAD_PROBE_INFO_BUFFER (info)))
+    g_atomic_int_inc ((gint *)data);
+  return GST_PAD_PROBE_OK;
+}
+
+/* videocrop crops by meta alone when downstream takes the meta; through
+ * the element it must not, or the element would reduce the whole frame:
+ * the counts are the cropped frame's. */
+GST_START_TEST (test_crop_upstream)
+{
+  g_autoptr (GError) error = NULL;
+  GstElement *p = gst_parse_launch (
+      "videotestsrc num-buffers=3 ! "
+      "video/x-raw,format=GRAY8,width=64,height=48 ! "
+      "videocrop left=4 right=8 top=2 bottom=6 ! cudareduce monoid=sum ! "
+      "fakesink name=sink",
+      &error);
+  fail_unless (p != NULL, "%s", error ? error->message : "");
+  GstElement *sink = gst_bin_get_by_name (GST_BIN (p), "sink");
+  GstPad *pad = gst_element_get_static_pad (sink, "sink");
+  gint cropped_by_meta = 0;
+  gst_pad_add_probe (
+      pad, GST_PAD_PROBE_TYPE_QUERY_DOWNSTREAM, take_crop_metas, NULL, NULL);
+  gst_pad_add_probe (
+      pad, GST_PAD_PROBE_TYPE_BUFFER, count_crop_metas, &cropped_by_meta, NULL);
+  gst_object_unref (pad);
+  gst_object_unref (sink);
+  g_autoptr (GPtrArray) results = cr_fake_play_to_eos (p, "videocrop");
+  fail_unless_equals_int (results->len, 3);
+  for (guint k = 0; k < results->len; k++)
+    fail_unless_equals_uint64 (
+        cr_fake_get_uint64 (g_ptr_array_index (results, k), "count"),
+        (64 - 12) * (48 - 8));
+  fail_unless_equals_int (g_atomic_int_get (&cropped_by_meta), 0);
+  gst_element_set_state (p, GST_STATE_NULL);
+  gst_object_unref (p);
+}
+
+GST_END_TEST;
+
+/* A crop meta sent regardless: the whole frame is reduced, and the user
+ * is told so once, in a warning that says what to do. */
+GST_START_TEST (test_crop_meta_warned)
+{
+  GstHarness *h = cr_test_harness (
+      cr_test_video_caps ("GRAY8", 16, 8, 1), "monoid", "sum", NULL);
+  gst_harness_play (h);
+  for (guint k = 0; k < 2; k++) {
+    GstBuffer *buf = gst_buffer_new_allocate (NULL, 16 * 8, NULL);
+    gst_buffer_memset (buf, 0, 1, 16 * 8);
+    GstVideoCropMeta *crop = gst_buffer_add_video_crop_meta (buf);
+    crop->x = 2, crop->y = 1, crop->width = 4, crop->height = 4;
+    GST_BUFFER_PTS (buf) = k * GST_SECOND;
+    cr_test_push_ok (h, buf, "cropped");
+  }
+  /* The results and warnings in the order posted (results_after_eos
+   * would drop the warnings). */
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  GstBus *bus = GST_ELEMENT_BUS (h->element);
+  GstMessage *msg;
+  guint results = 0, warnings = 0;
+  while ((msg = gst_bus_pop_filtered (bus,
+              GST_MESSAGE_ELEMENT | GST_MESSAGE_WARNING | GST_MESSAGE_ERROR))
+      != NULL) {
+    fail_if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR, "an error");
+    if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_WARNING) {
+      g_autoptr (GError) why = NULL;
+      gst_message_parse_warning (msg, &why, NULL);
+      fail_unless (strstr (why->message, "does not apply") != NULL
+              && strstr (why->message, "16x8") != NULL,
+          "%s", why->message);
+      warnings++;
+    } else if (gst_structure_has_name (
+                   gst_message_get_structure (msg), "cudareduce")) {
+      fail_unless_equals_uint64 (
+          cr_fake_get_uint64 (gst_message_get_structure (msg), "count"),
+          16 * 8);
+      results++;
+    }
+    gst_message_unref (msg);
+  }
+  fail_unless_equals_int (results, 2);
+  fail_unless_equals_int (warnings, 1);
+  cr_fake_teardown (h);
+}
+
+GST_END_TEST;
+
 /* Two elements after a tee read the same recycled memory, each once
  * copied and then in place: both post every result, in order. */
 GST_START_TEST (test_tee_of_two)
@@ -692,6 +797,8 @@ element_fake_suite (void)
   tcase_add_test (tc, test_caps_change);
   tcase_add_test (tc, test_threshold_change);
   tcase_add_test (tc, test_tee_of_two);
+  tcase_add_test (tc, test_crop_upstream);
+  tcase_add_test (tc, test_crop_meta_warned);
   tcase_add_test (tc, test_pipeline_restarts);
   return s;
 }
