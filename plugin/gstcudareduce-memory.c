@@ -11,10 +11,12 @@
 GST_DEBUG_CATEGORY_STATIC (cr_memory_debug);
 #define GST_CAT_DEFAULT cr_memory_debug
 
-/* Freed blocks kept for reuse: at most this many bytes... */
+/* Freed blocks kept for reuse: at most this many bytes. No count bounds
+ * them: the element holds every buffer of its launches in flight until
+ * their results are out (hundreds of small ones when a launch gathers
+ * many), and a cache smaller than that unpinned most of each burst and
+ * pinned it again for the next. */
 #define CACHE_MAX_BYTES (512u << 20)
-/* ...and this many blocks. */
-#define CACHE_MAX_BLOCKS 64
 /* Smaller memory is copied: registering costs about 0.1 ms whatever the
  * size, and neighbouring small allocations share pages, which the driver
  * registers only once. */
@@ -37,7 +39,9 @@ struct _GstCudaReduceHostAllocator {
   GstAllocator parent;
   CrDevice *device;
   GMutex lock;
-  GArray *cache; /* Block */
+  /* Freed blocks by size (GSIZE_TO_POINTER): a GArray of Block each, the
+   * most recently freed last. */
+  GHashTable *cache;
   gsize cached_bytes;
   /* Pinning costs tens of microseconds: counted, for the debug log. */
   guint64 n_pinned, n_unpinned;
@@ -53,20 +57,44 @@ take_cached (GstCudaReduceHostAllocator *self, gsize size, Block *out)
 {
   gboolean found = FALSE;
   g_mutex_lock (&self->lock);
-  /* The most recently freed first: it may still be in the CPU's cache,
-   * which upstream is about to write it through. */
-  for (guint k = self->cache->len; k > 0; k--) {
-    Block *b = &g_array_index (self->cache, Block, k - 1);
-    if (b->size == size) {
-      *out = *b;
-      self->cached_bytes -= size;
-      g_array_remove_index (self->cache, k - 1);
-      found = TRUE;
-      break;
-    }
+  GArray *blocks = g_hash_table_lookup (self->cache, GSIZE_TO_POINTER (size));
+  /* The most recently freed: it may still be in the CPU's cache, which
+   * upstream is about to write it through. */
+  if (blocks && blocks->len > 0) {
+    *out = g_array_index (blocks, Block, blocks->len - 1);
+    g_array_set_size (blocks, blocks->len - 1);
+    self->cached_bytes -= size;
+    found = TRUE;
   }
   g_mutex_unlock (&self->lock);
   return found;
+}
+
+/* Keeps @b for reuse, under the lock; FALSE when the cache is full. */
+static gboolean
+keep_cached (GstCudaReduceHostAllocator *self, const Block *b)
+{
+  if (self->cached_bytes + b->size > CACHE_MAX_BYTES)
+    return FALSE;
+  GArray *blocks =
+      g_hash_table_lookup (self->cache, GSIZE_TO_POINTER (b->size));
+  if (blocks == NULL) {
+    blocks = g_array_new (FALSE, FALSE, sizeof (Block));
+    g_hash_table_insert (self->cache, GSIZE_TO_POINTER (b->size), blocks);
+  }
+  g_array_append_val (blocks, *b);
+  self->cached_bytes += b->size;
+  return TRUE;
+}
+
+guint64
+gst_cuda_reduce_host_allocator_pinned (GstAllocator *allocator)
+{
+  GstCudaReduceHostAllocator *self = GST_CUDA_REDUCE_HOST_ALLOCATOR (allocator);
+  g_mutex_lock (&self->lock);
+  const guint64 n = self->n_pinned;
+  g_mutex_unlock (&self->lock);
+  return n;
 }
 
 static GstMemory *
@@ -112,17 +140,11 @@ host_free (GstAllocator *allocator, GstMemory *mem)
   HostMemory *hm = (HostMemory *)mem;
 
   if (mem->parent == NULL) {
-    gboolean keep = FALSE;
+    const Block b = { hm->block, hm->device, hm->block_size };
     g_mutex_lock (&self->lock);
-    if (self->cache->len < CACHE_MAX_BLOCKS
-        && self->cached_bytes + hm->block_size <= CACHE_MAX_BYTES) {
-      Block b = { hm->block, hm->device, hm->block_size };
-      g_array_append_val (self->cache, b);
-      self->cached_bytes += hm->block_size;
-      keep = TRUE;
-    } else {
+    const gboolean keep = keep_cached (self, &b);
+    if (!keep)
       self->n_unpinned++;
-    }
     g_mutex_unlock (&self->lock);
     if (!keep)
       cr_device_host_free (self->device, hm->block);
@@ -179,10 +201,14 @@ gst_cuda_reduce_host_allocator_finalize (GObject *object)
       "pinned %" G_GUINT64_FORMAT " blocks, released %" G_GUINT64_FORMAT
       " before the end",
       self->n_pinned, self->n_unpinned);
-  for (guint k = 0; k < self->cache->len; k++)
-    cr_device_host_free (
-        self->device, g_array_index (self->cache, Block, k).host);
-  g_array_unref (self->cache);
+  GHashTableIter iter;
+  gpointer blocks;
+  g_hash_table_iter_init (&iter, self->cache);
+  while (g_hash_table_iter_next (&iter, NULL, &blocks))
+    for (guint k = 0; k < ((GArray *)blocks)->len; k++)
+      cr_device_host_free (
+          self->device, g_array_index ((GArray *)blocks, Block, k).host);
+  g_hash_table_unref (self->cache);
   g_mutex_clear (&self->lock);
   cr_device_unref (self->device);
   G_OBJECT_CLASS (gst_cuda_reduce_host_allocator_parent_class)
@@ -200,7 +226,8 @@ gst_cuda_reduce_host_allocator_init (GstCudaReduceHostAllocator *self)
   allocator->mem_share = host_share;
   allocator->mem_is_span = host_is_span;
   g_mutex_init (&self->lock);
-  self->cache = g_array_new (FALSE, FALSE, sizeof (Block));
+  self->cache = g_hash_table_new_full (
+      g_direct_hash, g_direct_equal, NULL, (GDestroyNotify)g_array_unref);
 }
 
 static void

@@ -25,9 +25,12 @@ G_DECLARE_FINAL_TYPE (GstCudaReduceHostAllocator,
     GstAllocator)
 
 /* Pinned memory of @device's context (the allocator holds a reference, so
- * memory may outlive the element). Freed blocks are kept for reuse, up to a
- * bound, because pinning is slow. */
+ * memory may outlive the element). Freed blocks are kept for reuse, up to
+ * 512 MiB, because pinning is slow. */
 GstAllocator *gst_cuda_reduce_host_allocator_new (CrDevice *device);
+
+/* How many blocks @allocator has pinned so far (reuses not counted). */
+guint64 gst_cuda_reduce_host_allocator_pinned (GstAllocator *allocator);
 
 /* Where @device's kernels can read @size bytes at @data without a copy, or
  * 0 when they must be copied. @mem is mapped at @map_data and holds the

@@ -1,8 +1,11 @@
 /* test-memory.c: the element's answer to an ALLOCATION query, without a
- * GPU (the pool's configuration, not its pinned memory). */
+ * GPU (the pool's configuration), and the reuse of its pinned memory, on
+ * the fake driver (GST_CUDAREDUCE_DRIVER_LIBRARY). */
 #include "cr-test-leaks.h"
 #include "cr-test-util.h"
 #include "gstcudareduce-memory.h"
+
+#include "cr-device.h"
 
 /* Answers a query for a pool of @frame_bytes buffers with the system
  * allocator standing in for the pinned one. */
@@ -58,6 +61,35 @@ GST_START_TEST (test_memory_no_pool_over_guint)
 
 GST_END_TEST;
 
+/* Freed pinned blocks are reused, however many were out at once: a burst
+ * of hundreds of small buffers in flight, freed together, is pinned once,
+ * not again for every burst. Mixed sizes find their own. */
+GST_START_TEST (test_memory_reuse_after_bursts)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (CrDevice) device = cr_device_open (-1, &error);
+  fail_unless (device != NULL, "%s", error ? error->message : "");
+  GstAllocator *allocator = gst_cuda_reduce_host_allocator_new (device);
+  enum { BURST = 700 };
+  static const gsize sizes[] = { 4096, 65536, 4096 + 17 };
+  GstMemory *out[BURST];
+
+  for (guint round = 0; round < 3; round++) {
+    for (guint k = 0; k < BURST; k++) {
+      out[k] = gst_allocator_alloc (
+          allocator, sizes[k % G_N_ELEMENTS (sizes)], NULL);
+      fail_unless (out[k] != NULL);
+    }
+    for (guint k = 0; k < BURST; k++)
+      gst_memory_unref (out[k]);
+    fail_unless_equals_uint64 (
+        gst_cuda_reduce_host_allocator_pinned (allocator), BURST);
+  }
+  gst_object_unref (allocator);
+}
+
+GST_END_TEST;
+
 static Suite *
 memory_suite (void)
 {
@@ -67,6 +99,7 @@ memory_suite (void)
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_memory_pool_of_frame_size);
   tcase_add_test (tc, test_memory_no_pool_over_guint);
+  tcase_add_test (tc, test_memory_reuse_after_bursts);
   return s;
 }
 
