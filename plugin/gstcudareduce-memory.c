@@ -87,6 +87,24 @@ keep_cached (GstCudaReduceHostAllocator *self, const Block *b)
   return TRUE;
 }
 
+/* The size of the block that holds @size bytes: whole pages, and above
+ * four pages a quarter of a power of two apart, so that buffers whose sizes
+ * vary a little (audio from the network, compressed frames) reuse one
+ * another's blocks rather than each pinning a size of its own. At most a
+ * quarter more than asked. */
+static gsize
+block_size_for (gsize size)
+{
+  const gsize page = 4096;
+  if (size > G_MAXSIZE / 2)
+    return size;
+  size = (size + page - 1) & ~(page - 1);
+  if (size <= 4 * page)
+    return MAX (size, page);
+  const gsize step = (gsize)1 << (g_bit_storage (size) - 3);
+  return (size + step - 1) & ~(step - 1);
+}
+
 guint64
 gst_cuda_reduce_host_allocator_pinned (GstAllocator *allocator)
 {
@@ -104,13 +122,14 @@ host_alloc (GstAllocator *allocator, gsize size, GstAllocationParams *params)
   /* Pinned blocks are page-aligned, which covers any alignment below a
    * page that params can ask for. */
   gsize maxsize = params->prefix + size + params->padding;
+  const gsize block_size = block_size_for (maxsize);
   Block block;
 
-  if (!take_cached (self, maxsize, &block)) {
+  if (!take_cached (self, block_size, &block)) {
     g_autoptr (GError) error = NULL;
-    block.size = maxsize;
+    block.size = block_size;
     block.host =
-        cr_device_host_alloc (self->device, maxsize, &block.device, &error);
+        cr_device_host_alloc (self->device, block_size, &block.device, &error);
     if (block.host == NULL) {
       GST_WARNING_OBJECT (self, "%s", error->message);
       return NULL;
@@ -118,7 +137,7 @@ host_alloc (GstAllocator *allocator, gsize size, GstAllocationParams *params)
     g_mutex_lock (&self->lock);
     self->n_pinned++;
     g_mutex_unlock (&self->lock);
-    GST_LOG_OBJECT (self, "pinned %" G_GSIZE_FORMAT " new bytes", maxsize);
+    GST_LOG_OBJECT (self, "pinned %" G_GSIZE_FORMAT " new bytes", block_size);
   }
   HostMemory *hm = g_new0 (HostMemory, 1);
   hm->block = block.host;

@@ -7,6 +7,8 @@
 
 #include "cr-device.h"
 
+#include <string.h>
+
 /* Answers a query for a pool of @frame_bytes buffers with the system
  * allocator standing in for the pinned one. */
 static GstQuery *
@@ -84,6 +86,27 @@ GST_START_TEST (test_memory_reuse_after_bursts)
       gst_memory_unref (out[k]);
     fail_unless_equals_uint64 (
         gst_cuda_reduce_host_allocator_pinned (allocator), BURST);
+  }
+  /* Sizes a little apart share blocks: 12,305 and 12,788 bytes both take
+   * four pages, 70,000 and 80,000 both 80 KiB. */
+  static const gsize near[][2] = { { 3 * 4096 + 17, 3 * 4096 + 500 },
+    { 70000, 80000 } };
+  for (guint n = 0; n < G_N_ELEMENTS (near); n++) {
+    const guint64 before = gst_cuda_reduce_host_allocator_pinned (allocator);
+    for (guint round = 0; round < 2; round++) {
+      for (guint k = 0; k < 50; k++)
+        out[k] = gst_allocator_alloc (allocator, near[n][round], NULL);
+      for (guint k = 0; k < 50; k++) {
+        GstMapInfo map;
+        fail_unless (gst_memory_map (out[k], &map, GST_MAP_WRITE));
+        fail_unless_equals_uint64 (map.size, near[n][round]);
+        memset (map.data, 0xa5, map.size);
+        gst_memory_unmap (out[k], &map);
+        gst_memory_unref (out[k]);
+      }
+    }
+    fail_unless_equals_uint64 (
+        gst_cuda_reduce_host_allocator_pinned (allocator), before + 50);
   }
   gst_object_unref (allocator);
 }
