@@ -87,20 +87,22 @@ keep_cached (GstCudaReduceHostAllocator *self, const Block *b)
   return TRUE;
 }
 
-/* The size of the block that holds @size bytes: whole pages, and above
- * four pages a quarter of a power of two apart, so that buffers whose sizes
- * vary a little (audio from the network, compressed frames) reuse one
- * another's blocks rather than each pinning a size of its own. At most a
- * quarter more than asked. */
+/* The size of the block that holds @size bytes: whole pages, and from
+ * four pages to 1 MiB a quarter of a power of two apart, so that small
+ * buffers whose sizes vary a little (audio from the network, compressed
+ * frames) reuse one another's blocks rather than each pinning a size of its
+ * own (at most a quarter more than asked). Larger ones, frames of a fixed
+ * size, get whole pages only: a quarter of a large frame is too much
+ * pinned memory to waste. */
 static gsize
 block_size_for (gsize size)
 {
   const gsize page = 4096;
   if (size > G_MAXSIZE / 2)
     return size;
-  size = (size + page - 1) & ~(page - 1);
-  if (size <= 4 * page)
-    return MAX (size, page);
+  size = MAX ((size + page - 1) & ~(page - 1), page);
+  if (size <= 4 * page || size > (1u << 20))
+    return size;
   const gsize step = (gsize)1 << (g_bit_storage (size) - 3);
   return (size + step - 1) & ~(step - 1);
 }
