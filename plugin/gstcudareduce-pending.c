@@ -392,30 +392,51 @@ gst_cuda_reduce_pending_complete (GstCudaReducePending *p,
       read_values (p, r, channels, &values);
     if (!r->emit)
       continue;
-    const gboolean meta = p->delivery.attach_meta && !p->delivery.tensors;
-    if (p->delivery.post_messages || meta) {
-      GstStructure *s = result_structure (p, r, &values);
-      if (meta) {
-        if (p->metas == NULL)
-          p->metas = g_ptr_array_new_with_free_func (
-              (GDestroyNotify)gst_structure_free);
-        g_ptr_array_add (
-            p->metas, p->delivery.post_messages ? gst_structure_copy (s) : s);
-      }
-      if (p->delivery.post_messages)
-        gst_element_post_message (outputs->element,
-            gst_message_new_element (GST_OBJECT (outputs->element), s));
-    }
-    if (p->delivery.tensors) {
-      if (p->tensors == NULL)
-        p->tensors =
-            g_ptr_array_new_with_free_func ((GDestroyNotify)gst_buffer_unref);
-      g_ptr_array_add (p->tensors,
+    if (gst_cuda_reduce_pending_wants_structure (p))
+      gst_cuda_reduce_pending_deliver_structure (
+          p, outputs, result_structure (p, r, &values));
+    if (p->delivery.tensors)
+      gst_cuda_reduce_pending_deliver_tensor (p,
           gst_cuda_reduce_pending_tensor_buffer (
               p, r, values.bytes, plan->n_values));
-    }
   }
   return GST_FLOW_OK;
+}
+
+gboolean
+gst_cuda_reduce_pending_wants_structure (const GstCudaReducePending *p)
+{
+  return p->delivery.post_messages
+      || (p->delivery.attach_meta && !p->delivery.tensors);
+}
+
+void
+gst_cuda_reduce_pending_deliver_structure (GstCudaReducePending *p,
+    const GstCudaReduceOutputs *outputs, GstStructure *s)
+{
+  if (p->delivery.attach_meta && !p->delivery.tensors) {
+    if (p->metas == NULL)
+      p->metas =
+          g_ptr_array_new_with_free_func ((GDestroyNotify)gst_structure_free);
+    g_ptr_array_add (
+        p->metas, p->delivery.post_messages ? gst_structure_copy (s) : s);
+  } else if (!p->delivery.post_messages) {
+    gst_structure_free (s);
+    return;
+  }
+  if (p->delivery.post_messages)
+    gst_element_post_message (outputs->element,
+        gst_message_new_element (GST_OBJECT (outputs->element), s));
+}
+
+void
+gst_cuda_reduce_pending_deliver_tensor (
+    GstCudaReducePending *p, GstBuffer *tensor)
+{
+  if (p->tensors == NULL)
+    p->tensors =
+        g_ptr_array_new_with_free_func ((GDestroyNotify)gst_buffer_unref);
+  g_ptr_array_add (p->tensors, tensor);
 }
 
 GstFlowReturn

@@ -96,6 +96,17 @@ GstFlowReturn gst_cuda_reduce_pending_complete (GstCudaReducePending *pending,
 GstBuffer *gst_cuda_reduce_pending_tensor_buffer (
     const GstCudaReducePending *pending, const GstCudaReduceReduction *r,
     const guint8 *values, guint n);
+/* Whether @pending's results go out as structures: bus messages, or
+ * result metas on its buffer. */
+gboolean gst_cuda_reduce_pending_wants_structure (
+    const GstCudaReducePending *pending);
+/* Hands on one result's structure @s (taken), as the settings ask: posted
+ * as a message, kept for a result meta on the buffer, or both. */
+void gst_cuda_reduce_pending_deliver_structure (GstCudaReducePending *pending,
+    const GstCudaReduceOutputs *outputs, GstStructure *s);
+/* Keeps one result's tensor buffer @tensor (taken) for the output. */
+void gst_cuda_reduce_pending_deliver_tensor (
+    GstCudaReducePending *pending, GstBuffer *tensor);
 /* Pushes the completed @pending's buffer, or its tensors, downstream, and
  * frees it. @completed: what completing it returned. */
 GstFlowReturn gst_cuda_reduce_pending_push (GstCudaReducePending *pending,

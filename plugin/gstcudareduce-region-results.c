@@ -241,27 +241,12 @@ static void
 deliver (GstCudaReducePending *p, const GstCudaReduceReduction *r,
     const Table *t, const GstCudaReduceOutputs *outputs)
 {
-  const gboolean meta = p->delivery.attach_meta && !p->delivery.tensors;
-
-  if (p->delivery.post_messages || meta) {
-    GstStructure *s = message_structure (p, r, t);
-    if (meta) {
-      if (p->metas == NULL)
-        p->metas =
-            g_ptr_array_new_with_free_func ((GDestroyNotify)gst_structure_free);
-      g_ptr_array_add (
-          p->metas, p->delivery.post_messages ? gst_structure_copy (s) : s);
-    }
-    if (p->delivery.post_messages)
-      gst_element_post_message (outputs->element,
-          gst_message_new_element (GST_OBJECT (outputs->element), s));
-  }
+  if (gst_cuda_reduce_pending_wants_structure (p))
+    gst_cuda_reduce_pending_deliver_structure (
+        p, outputs, message_structure (p, r, t));
   if (p->delivery.tensors) {
-    if (p->tensors == NULL)
-      p->tensors =
-          g_ptr_array_new_with_free_func ((GDestroyNotify)gst_buffer_unref);
     /* [regions][values]: the table's own order. */
-    g_ptr_array_add (p->tensors,
+    gst_cuda_reduce_pending_deliver_tensor (p,
         gst_cuda_reduce_pending_tensor_buffer (
             p, r, t->bytes, t->n_regions * t->n_values));
     return;
