@@ -53,17 +53,20 @@ install_inline_property (
 void
 gst_cuda_reduce_props_install (GObjectClass *klass)
 {
+  /* The built-ins listed from the plugin's own, so that gst-inspect-1.0
+   * names each; an interned string lives for good, as the class does. */
+  g_auto (GStrv) builtins = cr_monoid_builtin_names ();
+  g_autofree gchar *names = g_strjoinv (", ", builtins);
+  g_autofree gchar *monoid_blurb = g_strdup_printf (
+      "A built-in monoid (%s) or the path of a .monoid file (containing '/' "
+      "or ending in .monoid); several joined by '+' are computed in one "
+      "pass (sumsq+minmax), with results named label.field, the label being "
+      "the member's name or given as label=member (lo=count_gt+hi=count_gt). "
+      "When the load or bin property is set, the inline properties define "
+      "the monoid and this only names it",
+      names);
   g_object_class_install_property (klass, PROP_MONOID,
-      g_param_spec_string ("monoid", "Monoid",
-          "A built-in monoid (sum, sumsq, min, max, minmax, absmax, mean_var, "
-          "count_gt, argmax, histogram, signalstats) or the path of a .monoid "
-          "file "
-          "(containing '/' or "
-          "ending in .monoid); several joined by '+' are computed in one pass "
-          "(sumsq+minmax), with results named label.field, the label being "
-          "the member's name or given as label=member "
-          "(lo=count_gt+hi=count_gt). When the load or bin property is set, "
-          "the inline properties define the monoid and this only names it",
+      g_param_spec_string ("monoid", "Monoid", g_intern_string (monoid_blurb),
           DEFAULT_MONOID, MONOID_FLAGS));
   install_inline_property (klass, PROP_ACCUMULATOR, "accumulator",
       "Inline monoid: the accumulator's fields as name:type;name:type, types "
