@@ -27,6 +27,7 @@
  * GPU first, as the element does before it compiles (compiles were seen
  * to be much faster with the driver initialized), and compiles for its
  * architecture. */
+#include "bench-dir.h"
 #include "cr-compiler.h"
 #include "cr-cuda.h"
 #include "cr-device.h"
@@ -175,13 +176,7 @@ starts (const gchar *self, gint arch, guint runs)
     g_print ("%-32s %14.2f %14s %18.2f\n", name, element, opened ? "yes" : "no",
         first);
   }
-  g_autoptr (GDir) entries = g_dir_open (dir, 0, NULL);
-  const gchar *entry;
-  while (entries && (entry = g_dir_read_name (entries)) != NULL) {
-    g_autofree gchar *path = g_build_filename (dir, entry, NULL);
-    g_unlink (path);
-  }
-  g_rmdir (dir);
+  bench_remove_cache_dir (dir);
 }
 
 static const struct {

@@ -18,11 +18,11 @@
  * GB/s is input bytes over the median time of one reduction (CUDA events
  * around batches of back-to-back launches, after warm-up), rotating over a
  * region of several times the L2 cache so that the cache is not measured. */
+#include "bench-dir.h"
 #include "bench-reduce.h"
 #include "cr-compiler.h"
 #include "cr-error.h"
 
-#include <glib/gstdio.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -540,13 +540,7 @@ compile_cost (Bench *b, const gchar *self, FILE *csv, const gchar *name,
   g_autofree gchar *dir = g_dir_make_tmp ("cr-bench-start-XXXXXX", NULL);
   const gdouble fresh_ms = time_child_start (self, name, per_channel, dir, 0);
   const gdouble warm_ms = time_child_start (self, name, per_channel, dir, 1);
-  g_autoptr (GDir) entries = g_dir_open (dir, 0, NULL);
-  const gchar *entry;
-  while (entries && (entry = g_dir_read_name (entries)) != NULL) {
-    g_autofree gchar *path = g_build_filename (dir, entry, NULL);
-    g_unlink (path);
-  }
-  g_rmdir (dir);
+  bench_remove_cache_dir (dir);
 
   const gchar *shape = per_channel ? "stereo-per-channel" : "mono";
   g_print ("%-32s %-18s %-8s %10.1f %10.1f %10.2f\n", name, shape, "float32",

@@ -40,10 +40,10 @@
  *   monoid,shape,nvcodec,cold_first_ms,cold_element_ms,cold_process_ms,
  *   warm_first_ms,warm_element_ms,warm_process_ms */
 #include "bench-common.h"
+#include "bench-dir.h"
 
 #include "cr-monoid-names.h"
 
-#include <glib/gstdio.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -210,18 +210,6 @@ run_child (
   return s;
 }
 
-static void
-remove_dir (const gchar *dir)
-{
-  g_autoptr (GDir) entries = g_dir_open (dir, 0, NULL);
-  const gchar *entry;
-  while (entries && (entry = g_dir_read_name (entries)) != NULL) {
-    g_autofree gchar *path = g_build_filename (dir, entry, NULL);
-    g_unlink (path);
-  }
-  g_rmdir (dir);
-}
-
 /* Medians of @runs cold and warm starts of @c; FALSE (with the reason
  * printed) when a start fails. */
 static gboolean
@@ -233,7 +221,7 @@ measure (const gchar *self, const Case *c, gboolean nvcodec, guint runs,
     g_autofree gchar *dir = g_dir_make_tmp ("cr-bench-start-XXXXXX", NULL);
     Start cold = run_child (self, c, nvcodec, dir);
     Start warm = cold.error ? cold : run_child (self, c, nvcodec, dir);
-    remove_dir (dir);
+    bench_remove_cache_dir (dir);
     const gchar *why = cold.error ? cold.error
         : warm.error              ? warm.error
         : cold.from_cache != 0    ? "the cold start found an image in the "
