@@ -4,14 +4,21 @@
  * meets, not a compile in a process that has done other work first.
  *
  *   bench-start [--runs N] [--csv FILE] [--monoids NAME,NAME,...]
- *               [--nvcodec]
+ *               [--shapes SHAPE,SHAPE,...] [--nvcodec]
  *
- * For every built-in monoid and fused ones of 2 to 4 members, mono and
- * stereo per channel (float32 audio; vectorscope on NV12 frames, the only
- * input it takes; the binned monoids with the range float32 needs), a
- * child process (this program with --child) builds
+ * For every built-in monoid and fused ones of 2 to 4 members (or those of
+ * --monoids), in each shape of --shapes (default mono,stereo-per-channel):
  *
- *   audiotestsrc num-buffers=1 ! CAPS ! cudareduce monoid=M ... ! fakesink
+ *   mono                float32 audio, one channel;
+ *   stereo-per-channel  float32 stereo, per-channel=true;
+ *   nv12                320x240 NV12 frames, one result over both planes;
+ *   nv12-per-channel    the same, per-channel=true (Y, U, V);
+ *
+ * (vectorscope, which counts pairs of a frame's components, on NV12 frames
+ * only; the binned monoids with the range float32 needs), a child process
+ * (this program with --child) builds
+ *
+ *   SOURCE ! CAPS ! cudareduce monoid=M ... ! fakesink
  *
  * with gst_parse_launch and reports
  *
@@ -48,9 +55,38 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* What a start reduces: the source and caps before the element, and the
+ * element's settings beyond the monoid. */
+typedef struct {
+  const gchar *name;
+  const gchar *source;
+  const gchar *settings;
+  gboolean audio; /* float32: the binned monoids need a range */
+  gboolean per_channel;
+} Shape;
+
+static const Shape shapes[] = {
+  { "mono",
+      "audiotestsrc num-buffers=1 ! "
+      "audio/x-raw,format=F32LE,channels=1,rate=48000",
+      "", TRUE, FALSE },
+  { "stereo-per-channel",
+      "audiotestsrc num-buffers=1 ! "
+      "audio/x-raw,format=F32LE,channels=2,rate=48000",
+      " per-channel=true", TRUE, TRUE },
+  { "nv12",
+      "videotestsrc num-buffers=1 ! "
+      "video/x-raw,format=NV12,width=320,height=240",
+      "", FALSE, FALSE },
+  { "nv12-per-channel",
+      "videotestsrc num-buffers=1 ! "
+      "video/x-raw,format=NV12,width=320,height=240",
+      " per-channel=true", FALSE, TRUE },
+};
+
 typedef struct {
   const gchar *monoid;
-  const gchar *shape; /* mono, stereo-per-channel, nv12 */
+  const Shape *shape;
 } Case;
 
 /* What a child reports: its times, whether the element read the image
@@ -67,19 +103,11 @@ launch_line (const Case *c)
 {
   const gboolean binned = strcmp (c->monoid, "histogram") == 0
       || strcmp (c->monoid, "signalstats") == 0;
-  const gchar *context =
-      binned ? " context=\"ctx, lo=(double)-1, hi=(double)1\"" : "";
-
-  if (strcmp (c->shape, "nv12") == 0)
-    return g_strdup_printf ("videotestsrc num-buffers=1 ! "
-                            "video/x-raw,format=NV12,width=320,height=240 ! "
-                            "cudareduce name=reduce monoid=%s ! fakesink",
-        c->monoid);
-  const gboolean stereo = strcmp (c->shape, "stereo-per-channel") == 0;
-  return g_strdup_printf ("audiotestsrc num-buffers=1 ! "
-                          "audio/x-raw,format=F32LE,channels=%d,rate=48000 ! "
-                          "cudareduce name=reduce monoid=%s%s%s ! fakesink",
-      stereo ? 2 : 1, c->monoid, stereo ? " per-channel=true" : "", context);
+  return g_strdup_printf ("%s ! cudareduce monoid=%s%s%s ! fakesink",
+      c->shape->source, c->monoid, c->shape->settings,
+      binned && c->shape->audio
+          ? " context=\"ctx, lo=(double)-1, hi=(double)1\""
+          : "");
 }
 
 /* The child */
@@ -229,7 +257,7 @@ measure (const gchar *self, const Case *c, gboolean nvcodec, guint runs,
         : warm.from_cache != 1    ? "the warm start compiled again"
                                   : NULL;
     if (why) {
-      g_print ("%-32s %-18s %-7s  %s\n", c->monoid, c->shape,
+      g_print ("%-32s %-18s %-7s  %s\n", c->monoid, c->shape->name,
           nvcodec ? "yes" : "no", why);
       *no_gpu = strstr (why, "CUDA") != NULL || strstr (why, "GPU") != NULL;
       g_free (cold.error);
@@ -246,17 +274,21 @@ measure (const gchar *self, const Case *c, gboolean nvcodec, guint runs,
   for (guint k = 0; k < 6; k++)
     m[k] = median (v + k * runs, runs);
   g_print ("%-32s %-18s %-7s %9.1f %9.1f %9.1f %9.1f %9.2f %9.1f\n", c->monoid,
-      c->shape, nvcodec ? "yes" : "no", m[0], m[1], m[2], m[3], m[4], m[5]);
+      c->shape->name, nvcodec ? "yes" : "no", m[0], m[1], m[2], m[3], m[4],
+      m[5]);
   if (csv)
     fprintf (csv, "%s,%s,%s,%.2f,%.2f,%.2f,%.2f,%.3f,%.2f\n", c->monoid,
-        c->shape, nvcodec ? "yes" : "no", m[0], m[1], m[2], m[3], m[4], m[5]);
+        c->shape->name, nvcodec ? "yes" : "no", m[0], m[1], m[2], m[3], m[4],
+        m[5]);
   return TRUE;
 }
 
-/* The cases: each built-in (vectorscope on frames) and fused programs of
- * 2 to 4 members, mono and stereo per channel; or those of --monoids. */
+/* The cases: each built-in and fused programs of 2 to 4 members (or those
+ * of @list), in each shape of @shape_list (NULL: mono and stereo per
+ * channel); vectorscope, which counts pairs of a frame's components, on
+ * NV12 frames whole only. */
 static GArray *
-cases_of (const gchar *list)
+cases_of (const gchar *list, const gchar *shape_list)
 {
   static const gchar *const fused[] = { "sumsq+minmax", "sumsq+minmax+count_gt",
     "sumsq+minmax+count_gt+mean_var" };
@@ -270,17 +302,37 @@ cases_of (const gchar *list)
     g_strv_builder_addv (all, (const gchar **)fused);
     names = g_strv_builder_end (all);
   }
+  g_auto (GStrv) wanted =
+      g_strsplit (shape_list ? shape_list : "mono,stereo-per-channel", ",", -1);
+  for (guint k = 0; wanted[k]; k++) {
+    guint j = 0;
+    while (j < G_N_ELEMENTS (shapes) && strcmp (shapes[j].name, wanted[k]))
+      j++;
+    if (j == G_N_ELEMENTS (shapes)) {
+      g_printerr ("bench-start: no shape %s (mono, stereo-per-channel, nv12, "
+                  "nv12-per-channel)\n",
+          wanted[k]);
+      return NULL;
+    }
+  }
   GArray *cases = g_array_new (FALSE, FALSE, sizeof (Case));
   for (guint k = 0; names[k]; k++) {
     const gchar *name = g_intern_string (names[k]);
-    if (strcmp (name, "vectorscope") == 0) {
-      const Case c = { name, "nv12" };
+    const gboolean pairs = strcmp (name, "vectorscope") == 0;
+    for (guint j = 0; j < G_N_ELEMENTS (shapes); j++) {
+      const Shape *shape = &shapes[j];
+      if (!g_strv_contains ((const gchar *const *)wanted, shape->name))
+        continue;
+      if (pairs && strcmp (shape->name, "nv12") != 0)
+        continue;
+      const Case c = { name, shape };
       g_array_append_val (cases, c);
-      continue;
     }
-    const Case mono = { name, "mono" }, stereo = { name, "stereo-per-channel" };
-    g_array_append_val (cases, mono);
-    g_array_append_val (cases, stereo);
+    /* Without frames among the shapes, vectorscope on its own. */
+    if (pairs && !g_strv_contains ((const gchar *const *)wanted, "nv12")) {
+      const Case c = { name, &shapes[2] };
+      g_array_append_val (cases, c);
+    }
   }
   return cases;
 }
@@ -301,7 +353,7 @@ int
 main (int argc, char **argv)
 {
   guint runs = 3;
-  const gchar *csv_path = NULL, *monoids = NULL;
+  const gchar *csv_path = NULL, *monoids = NULL, *shape_list = NULL;
   gboolean nvcodec = FALSE;
 
   gst_init (&argc, &argv);
@@ -315,16 +367,22 @@ main (int argc, char **argv)
       csv_path = argv[++k];
     else if (strcmp (argv[k], "--monoids") == 0 && k + 1 < argc)
       monoids = argv[++k];
+    else if (strcmp (argv[k], "--shapes") == 0 && k + 1 < argc)
+      shape_list = argv[++k];
     else if (strcmp (argv[k], "--nvcodec") == 0)
       nvcodec = TRUE;
     else {
       g_printerr ("usage: %s [--runs N] [--csv FILE] "
-                  "[--monoids NAME,NAME,...] [--nvcodec]\n",
+                  "[--monoids NAME,NAME,...] [--shapes SHAPE,SHAPE,...] "
+                  "[--nvcodec]\n",
           argv[0]);
       return 2;
     }
   }
 
+  g_autoptr (GArray) cases = cases_of (monoids, shape_list);
+  if (cases == NULL)
+    return 2;
   FILE *csv = csv_path ? fopen (csv_path, "w") : NULL;
   if (csv_path && csv == NULL) {
     g_printerr ("bench-start: cannot write %s\n", csv_path);
@@ -339,7 +397,6 @@ main (int argc, char **argv)
   g_print ("%-32s %-18s %-7s %9s %9s %9s %9s %9s %9s\n", "monoid", "shape",
       "nvcodec", "cold 1st", "cold elt", "cold proc", "warm 1st", "warm elt",
       "warm proc");
-  g_autoptr (GArray) cases = cases_of (monoids);
   gboolean failed = FALSE, no_gpu = FALSE;
   for (gint with = 0; with <= (nvcodec ? 1 : 0); with++)
     for (guint k = 0; k < cases->len; k++) {
