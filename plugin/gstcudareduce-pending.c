@@ -362,17 +362,38 @@ read_values (const GstCudaReducePending *p, const GstCudaReduceReduction *r,
   }
 }
 
+gsize
+gst_cuda_reduce_pending_part_bytes (const GstCudaReducePending *p)
+{
+  const GstCudaReducePlan *plan = p->plan;
+  guint widest = 1;
+
+  for (guint k = 0; k < plan->n_parts; k++)
+    widest = MAX (widest, plan->parts[k].channels);
+  return MAX (p->program->out.size, 1) * widest;
+}
+
+GstFlowReturn
+gst_cuda_reduce_pending_wait (const GstCudaReduceReduction *r,
+    const GstCudaReduceOutputs *outputs, GError **error)
+{
+  /* A batch that failed to launch has posted its error already. */
+  if (r->job == NULL)
+    return GST_FLOW_ERROR;
+  gst_cuda_reduce_watchdog_mark (outputs->watch, TRUE);
+  const gboolean done = cr_job_wait (r->job, error);
+  gst_cuda_reduce_watchdog_mark (outputs->watch, FALSE);
+  return done ? GST_FLOW_OK : GST_FLOW_ERROR;
+}
+
 GstFlowReturn
 gst_cuda_reduce_pending_complete (GstCudaReducePending *p,
     const GstCudaReduceOutputs *outputs, GError **error)
 {
   const GstCudaReducePlan *plan = p->plan;
   const gsize size = MAX (p->program->out.size, 1);
-  guint widest = 1;
-
-  for (guint k = 0; k < plan->n_parts; k++)
-    widest = MAX (widest, plan->parts[k].channels);
-  g_autofree guint8 *channels = g_malloc0 (size * widest);
+  g_autofree guint8 *channels =
+      g_malloc0 (gst_cuda_reduce_pending_part_bytes (p));
   g_autofree guint8 *bytes = g_malloc0 (size * plan->n_values);
   g_autofree guint64 *counts = g_new0 (guint64, plan->n_values);
   Values values = { bytes, counts };
@@ -380,13 +401,7 @@ gst_cuda_reduce_pending_complete (GstCudaReducePending *p,
   for (guint k = 0; k < p->reductions->len; k++) {
     GstCudaReduceReduction *r =
         &g_array_index (p->reductions, GstCudaReduceReduction, k);
-    /* A batch that failed to launch has posted its error already. */
-    if (r->job == NULL)
-      return GST_FLOW_ERROR;
-    gst_cuda_reduce_watchdog_mark (outputs->watch, TRUE);
-    const gboolean done = cr_job_wait (r->job, error);
-    gst_cuda_reduce_watchdog_mark (outputs->watch, FALSE);
-    if (!done)
+    if (gst_cuda_reduce_pending_wait (r, outputs, error) != GST_FLOW_OK)
       return GST_FLOW_ERROR;
     if (r->keeps)
       read_values (p, r, channels, &values);

@@ -96,6 +96,14 @@ GstFlowReturn gst_cuda_reduce_pending_complete (GstCudaReducePending *pending,
 GstBuffer *gst_cuda_reduce_pending_tensor_buffer (
     const GstCudaReducePending *pending, const GstCudaReduceReduction *r,
     const guint8 *values, guint n);
+/* Bytes that hold one part's values of @pending's plan, every channel of
+ * its widest part: what a job's results are read into. */
+gsize gst_cuda_reduce_pending_part_bytes (const GstCudaReducePending *pending);
+/* Waits for @r's job, the watchdog told of the wait. GST_FLOW_ERROR with
+ * @error when the GPU failed; without, when the launch failed (its error
+ * is posted). */
+GstFlowReturn gst_cuda_reduce_pending_wait (const GstCudaReduceReduction *r,
+    const GstCudaReduceOutputs *outputs, GError **error);
 /* Whether @pending's results go out as structures: bus messages, or
  * result metas on its buffer. */
 gboolean gst_cuda_reduce_pending_wants_structure (

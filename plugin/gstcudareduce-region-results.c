@@ -268,16 +268,13 @@ gst_cuda_reduce_region_results_complete (GstCudaReducePending *p,
 {
   const GstCudaReducePlan *plan = p->plan;
   const gsize size = MAX (p->program->out.size, 1);
-  guint widest = 1;
-
-  for (guint k = 0; k < plan->n_parts; k++)
-    widest = MAX (widest, plan->parts[k].channels);
   Table t = {
     .n_regions = p->regions->len,
     .n_values = plan->n_values,
     .size = size,
   };
-  g_autofree guint8 *channels = g_malloc0 (size * widest);
+  g_autofree guint8 *channels =
+      g_malloc0 (gst_cuda_reduce_pending_part_bytes (p));
   g_autofree guint8 *bytes =
       g_malloc0 (size * t.n_values * MAX (t.n_regions, 1));
   g_autofree guint64 *counts =
@@ -288,10 +285,7 @@ gst_cuda_reduce_region_results_complete (GstCudaReducePending *p,
   for (guint k = 0; k < p->reductions->len; k++) {
     GstCudaReduceReduction *r =
         &g_array_index (p->reductions, GstCudaReduceReduction, k);
-    gst_cuda_reduce_watchdog_mark (outputs->watch, TRUE);
-    const gboolean done = cr_job_wait (r->job, error);
-    gst_cuda_reduce_watchdog_mark (outputs->watch, FALSE);
-    if (!done)
+    if (gst_cuda_reduce_pending_wait (r, outputs, error) != GST_FLOW_OK)
       return GST_FLOW_ERROR;
     if (r->keeps)
       read_values (p, r, channels, &t);
