@@ -113,9 +113,19 @@ CR_ABI_ASSERT ((CR_BLOCK_THREADS + CR_BLOCK_THREADS / CR_WARP_THREADS)
 /* Flags of a segment. CARRY: the segment continues the state before it
  * (the previous segment's, or for the first the state of the launches
  * before). EMIT: the segment ends a result, written to
- * results[result * channels ...]. */
+ * results[result * channels ...]. HOP (with EMIT): the segment ends a hop
+ * of a sliding window (kernels/window.cu): its state goes to the ring's
+ * slot CR_SEGMENT_SLOT, and its result combines the CR_SEGMENT_SPAN slots
+ * that end there, over the rows of the batch's CrBatchWindow. */
 #define CR_SEGMENT_CARRY 1u
 #define CR_SEGMENT_EMIT 2u
+#define CR_SEGMENT_HOP 4u
+/* A window's slots and span, in the flags' upper bits. */
+#define CR_SEGMENT_MAX_HOPS 4095u
+#define CR_SEGMENT_HOP_FLAGS(slot, span) \
+  (CR_SEGMENT_HOP | (cr_u32) (slot) << 8 | (cr_u32) (span) << 20)
+#define CR_SEGMENT_SLOT(flags) (((flags) >> 8) & CR_SEGMENT_MAX_HOPS)
+#define CR_SEGMENT_SPAN(flags) ((flags) >> 20)
 
 /* One reduction of a batch. */
 struct CrSegment {
@@ -156,6 +166,25 @@ CR_ABI_ASSERT (sizeof (struct CrBatch) == 16 + 32 * CR_BATCH_MAX
     "CrBatch layout");
 /* Under the 4 KiB of kernel parameters that every driver accepts. */
 CR_ABI_ASSERT (sizeof (struct CrBatch) <= 4096, "CrBatch fits a launch");
+
+/* Where segments of a batch end hops of a sliding window
+ * (CR_SEGMENT_HOP): in the batch's pinned memory, after its CR_BATCH_MAX
+ * results (CR_BATCH_WINDOW_OFFSET from their start), written by the host
+ * as it gathers, so that the kernel's parameters keep their size. */
+struct CrBatchWindow {
+  cr_u64 ring; /* device address of the ring's slots of channels Acc */
+  cr_u32 ring_hops; /* its slots */
+  cr_u32 unused;
+  cr_u64 rows[CR_BATCH_MAX]; /* segment s's window's rows, per channel */
+};
+#define CR_BATCH_WINDOW_OFFSET(result_bytes) \
+  (((cr_u64) (result_bytes) * CR_BATCH_MAX + 7) / 8 * 8)
+
+CR_ABI_ASSERT (CR_ABI_OFFSETOF (struct CrBatchWindow, ring) == 0
+        && CR_ABI_OFFSETOF (struct CrBatchWindow, ring_hops) == 8
+        && CR_ABI_OFFSETOF (struct CrBatchWindow, rows) == 16
+        && sizeof (struct CrBatchWindow) == 16 + 8 * CR_BATCH_MAX,
+    "CrBatchWindow layout");
 
 /* A kernel's parameters take at most the 4 KiB every driver accepts (CUDA
  * 12.1 allows more on Volta and later, with drivers as new). The monoid's

@@ -481,10 +481,10 @@ cr_program_new_with (CrMonoid *monoid, CrType in, CrKernels kernels)
   g_string_append_printf (s,
       "#define CR_WITH_PITCHED %d\n#define CR_WITH_CHANNELS %d\n"
       "#define CR_WITH_VEC2 %d\n#define CR_WITH_VEC4 %d\n"
-      "#define CR_WITH_VEC8 %d\n",
+      "#define CR_WITH_VEC8 %d\n#define CR_WITH_WINDOW %d\n",
       !!(kernels & CR_KERNELS_PITCHED), !!(kernels & CR_KERNELS_CHANNELS),
       !!(kernels & CR_KERNELS_VEC2), !!(kernels & CR_KERNELS_VEC4),
-      !!(kernels & CR_KERNELS_VEC8));
+      !!(kernels & CR_KERNELS_VEC8), !!(kernels & CR_KERNELS_WINDOW));
   if (p->bins)
     g_string_append_printf (s,
         "#define CR_BINS %u\n#define CR_BIN_BODY %d\n"

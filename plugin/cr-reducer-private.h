@@ -26,6 +26,7 @@ typedef struct {
  * reads them (kernels/cr-abi.h, which checks the layout on both sides). */
 typedef struct CrSegment CrSegment;
 typedef struct CrBatch CrBatch;
+typedef struct CrBatchWindow CrBatchWindow;
 /* Where the kernels that count bins keep the counts (kernels/cr-abi.h). */
 typedef struct CrBinArgs CrBinArgs;
 
@@ -142,6 +143,11 @@ gboolean cr_reducer_take_event (CrReducer *r, CrJob *job, GError **error);
 /* Gives @job's slot, arena and event back to the reducer's pools and
  * frees it (the last reference went, cr-job.c). */
 void cr_reducer_recycle_job (CrReducer *r, CrJob *job);
+/* Whether a submission with @options ends a hop of a sliding window: its
+ * state is kept in the ring, after its own launch (cr_reducer_end_window)
+ * or in its batch's (cr-batch.c). */
+gboolean cr_reducer_ends_window (
+    const CrReducer *reducer, const CrSubmitOptions *options);
 /* After the launches of a submission with @options that ends a hop of a
  * window: keeps the hop's state in the ring and, where the result spans
  * more than this hop, combines the ring's into @result; @job's count

@@ -893,6 +893,12 @@ cr_reducer_set_window (CrReducer *r, guint hops, GError **error)
   hops = hops < 2 ? 0 : hops;
   if (hops == r->window_hops)
     return TRUE;
+  if (hops > CR_SEGMENT_MAX_HOPS) {
+    g_set_error (error, CR_ERROR, CR_ERROR_INPUT,
+        "A window of %u hops is more than the %u a batch can name", hops,
+        CR_SEGMENT_MAX_HOPS);
+    return FALSE;
+  }
   if (hops && !(r->program->kernels & CR_KERNELS_WINDOW)) {
     g_set_error (error, CR_ERROR, CR_ERROR_INPUT,
         "The program of monoid %s was built without a window's kernels",

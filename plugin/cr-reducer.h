@@ -87,11 +87,6 @@ typedef struct {
  * CR_KERNELS_WINDOW. Only between jobs; with a change of channels the
  * window starts afresh. */
 gboolean cr_reducer_set_window (CrReducer *reducer, guint hops, GError **error);
-/* Whether a submission with @options ends a hop of a sliding window: it
- * then launches on its own, never in a batch (cr-batch.h), whose state
- * after it would be the next hop's. */
-gboolean cr_reducer_ends_window (
-    const CrReducer *reducer, const CrSubmitOptions *options);
 
 /* Queues the reduction of @region with context @ctx and returns without
  * waiting for the GPU (cr-job.h waits for it and reads the result). The host data must stay valid and unchanged until

@@ -135,9 +135,8 @@ submit_one (GstCudaReduceBatches *b, CrReducer *reducer,
     const guint8 *ctx, const CrSubmitOptions *options,
     GstCudaReduceReduction *r, gboolean *launches, GError **error)
 {
-  const gboolean gather = pairs == NULL
-      && cr_reducer_can_gather (reducer, region)
-      && !cr_reducer_ends_window (reducer, options);
+  const gboolean gather =
+      pairs == NULL && cr_reducer_can_gather (reducer, region);
 
   /* One batch open at a time, launched before anything that cannot join
    * it, so that launches keep the order of the stream (the state an
