@@ -178,3 +178,81 @@ cr_window_regions (const Acc *ring, unsigned int ring_hops, unsigned int last,
         ctx);
   results[v] = cr_finalize (acc, counts[v / channels], ctx);
 }
+
+#if defined(CR_BINS) && !defined(CR_PAIR_BINS)
+/* Counts per region, for a monoid with bins (histogram.cu): the same
+ * table of regions and blocks as cr_reduce_regions (launched before it
+ * over the same plane where the monoid also folds an accumulator), each
+ * region with counters of its own. A block counts its share of its
+ * region's pixels in shared counters (bins.copies copies, or none: the
+ * region's scratch directly), adds them to the region's scratch, and the
+ * last of the region's blocks ends it as cr_bins_finish ends a whole
+ * reduction: the counts after the state carried (CR_REGIONS_CARRY) are
+ * kept as the region's state, and with CR_REGIONS_EMIT written with the
+ * percentiles read off them to the region's place in @results.
+ *
+ * bins:    scratch and state: @slots counters per region (channels times
+ *          CR_BIN_SLOTS), scratch zero before and after every launch;
+ *          result: region 0's counts, then its percentiles (doubles),
+ *          each region @stride bytes after the one before; carry unused
+ * tickets: one per region, zero before the launch and left zero */
+extern "C" __global__ void __launch_bounds__ (CR_BLOCK_THREADS)
+cr_histogram_regions (const unsigned char *plane, unsigned long long pitch,
+    const CrRegionRect *rects, const unsigned int *block_region,
+    unsigned int channels, unsigned int flags, unsigned int *tickets,
+    const CrBinArgs bins, unsigned long long stride, const Ctx ctx)
+{
+  const unsigned int k = block_region[blockIdx.x];
+  const CrRegionRect rect = rects[k];
+  const unsigned int slots = channels * CR_BIN_SLOTS (CR_BINS);
+  const CrBinning b = cr_binning (ctx);
+  unsigned int *mine = cr_bins_begin (slots, bins.copies);
+  const unsigned int *table = cr_bin_table (b, ctx);
+  unsigned long long *scratch =
+      reinterpret_cast<unsigned long long *> (bins.scratch)
+      + (unsigned long long) k * slots;
+  __syncthreads ();
+
+  /* Pixel p of the region, line by line, as cr_fold_region reads it. */
+  const unsigned int width = rect.width;
+  const unsigned int n = width * rect.lines;
+  const unsigned int step = rect.blocks * CR_BLOCK_THREADS;
+  const unsigned char *base = plane + rect.offset;
+  for (unsigned int p = (blockIdx.x - rect.first_block) * CR_BLOCK_THREADS
+           + threadIdx.x;
+       p < n; p += step) {
+    const In *px = reinterpret_cast<const In *> (
+                       base + (unsigned long long) (p / width) * pitch)
+        + (p % width) * channels;
+    for (unsigned int c = 0; c < channels; c++)
+      cr_count (__ldg (px + c), rect.row_base + p, c, b, table, mine, scratch,
+          ctx);
+  }
+  cr_bins_flush (slots, bins.copies, scratch);
+  if (!cr_block_is_last_of (&tickets[k], rect.blocks))
+    return;
+
+  unsigned long long *state =
+      reinterpret_cast<unsigned long long *> (bins.state)
+      + (unsigned long long) k * slots;
+  unsigned long long *result = reinterpret_cast<unsigned long long *> (
+      bins.result + (unsigned long long) k * stride);
+  for (unsigned int w = threadIdx.x; w < slots; w += CR_BLOCK_THREADS) {
+    unsigned long long count = __ldcg (scratch + w);
+    if (flags & CR_REGIONS_CARRY)
+      count += state[w];
+    state[w] = count;
+    if (flags & CR_REGIONS_EMIT)
+      result[w] = count;
+    scratch[w] = 0;
+  }
+#ifdef CR_PERCENTILES
+  /* From the state, which this block's threads wrote. */
+  __syncthreads ();
+  if (flags & CR_REGIONS_EMIT)
+    cr_percentiles (state, channels, b,
+        reinterpret_cast<double *> (result + slots), ctx);
+#endif
+  cr_release_ticket (&tickets[k], rect.blocks);
+}
+#endif

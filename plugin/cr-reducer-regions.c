@@ -193,6 +193,58 @@ end_hop (CrReducer *r, const CrRect *rects, guint n,
   return TRUE;
 }
 
+/* The counts of a monoid with bins, per region, after (or without) its
+ * accumulator's launch: over the table that launch copied, with the same
+ * @flags, into the results after every region's Out. */
+static gboolean
+launch_bins (CrReducer *r, CUdeviceptr plane, guint64 pitch, guint n,
+    guint flags, guint blocks, CUdeviceptr results, const guint8 *ctx,
+    GError **error)
+{
+  const CrProgram *p = r->program;
+  CrRegionKernel *k = &r->regions;
+  const gsize slots = (gsize)r->channels * CR_BIN_SLOTS (p->bins);
+  const gsize shared = slots * sizeof (guint32);
+
+  if (k->histogram == NULL) {
+    g_set_error (error, CR_ERROR, CR_ERROR_INPUT,
+        "Monoid %s counts pairs of components, which results per region do "
+        "not do",
+        p->monoid->name);
+    return FALSE;
+  }
+  if ((guint64)n * slots > CR_BIN_COUNTERS_MAX) {
+    g_set_error (error, CR_ERROR, CR_ERROR_INPUT,
+        "%u regions of %u channels in %u bins are more counters than the "
+        "%u the GPU keeps: use fewer regions or bins",
+        n, r->channels, p->bins, CR_BIN_COUNTERS_MAX);
+    return FALSE;
+  }
+  if (!cr_region_kernel_allocate_bins (
+          k, r->device->cu, r->device->stream, n * slots, error))
+    return FALSE;
+  /* A copy of the counters a warp, where they fit, as a whole frame's. */
+  const CrBinArgs bins = {
+    .scratch = k->bin_scratch,
+    .state = k->bin_state,
+    .result = results
+        + CR_BINS_RESULT_OFFSET ((gsize)n * r->channels, p->out_device.size),
+    .copies = shared <= CR_BINS_SHARED_MAX_BYTES
+        ? (guint)MIN (CR_BLOCK_THREADS / CR_WARP_THREADS,
+            CR_BINS_SHARED_MAX_BYTES / shared)
+        : 0,
+  };
+  guint64 stride = cr_program_bins_bytes (p, r->channels);
+  guint channels = r->channels;
+  void *params[] = { &plane, &pitch, &k->rects, &k->block_region, &channels,
+    &flags, &k->tickets, (void *)&bins, &stride, (void *)ctx };
+  CR_CHECK (
+      r->device->cu->LaunchKernel (k->histogram, blocks, 1, 1, CR_BLOCK_THREADS,
+          1, 1, (guint)(bins.copies * shared), r->device->stream, params, NULL),
+      "Launching the counts of regions");
+  return TRUE;
+}
+
 static gboolean
 launch_rects (CrReducer *r, const CrRegion *plane, const CrRect *rects, guint n,
     const CrRectsOptions *options, const guint8 *ctx, CrJob *job,
@@ -233,9 +285,14 @@ launch_rects (CrReducer *r, const CrRegion *plane, const CrRect *rects, guint n,
   void *params[] = { &plane_at, &pitch, &r->regions.rects,
     &r->regions.block_region, &channels, &flags, &r->regions.partials,
     &r->regions.tickets, &r->regions.states, (void *)&results, (void *)ctx };
-  CR_CHECK (cu->LaunchKernel (r->regions.function, blocks, 1, 1,
-                CR_BLOCK_THREADS, 1, 1, 0, r->device->stream, params, NULL),
-      "Launching the reduction of regions");
+  if (cr_monoid_has_accumulator (r->program->monoid))
+    CR_CHECK (cu->LaunchKernel (r->regions.function, blocks, 1, 1,
+                  CR_BLOCK_THREADS, 1, 1, 0, r->device->stream, params, NULL),
+        "Launching the reduction of regions");
+  if (r->program->bins
+      && !launch_bins (
+          r, plane_at, pitch, n, flags, blocks, results, ctx, error))
+    return FALSE;
   return !emit || options->ring_hops < 2
       || end_hop (r, rects, n, options, ctx, job, error);
 }
@@ -248,6 +305,13 @@ cr_reducer_submit_rects (CrReducer *r, const CrRegion *plane,
   if (r->regions.function == NULL) {
     g_set_error (error, CR_ERROR, CR_ERROR_INPUT,
         "The program of monoid %s was built without the regions' kernel",
+        r->program->monoid->name);
+    return NULL;
+  }
+  if (r->program->bins && options->ring_hops >= 2) {
+    g_set_error (error, CR_ERROR, CR_ERROR_INPUT,
+        "Monoid %s counts bins, which sliding windows over regions do not "
+        "combine yet",
         r->program->monoid->name);
     return NULL;
   }

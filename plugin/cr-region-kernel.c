@@ -13,6 +13,10 @@ cr_region_kernel_load (CrRegionKernel *kernel, const CrDriver *cu,
   CR_CHECK (
       cu->ModuleGetFunction (&kernel->window, module, "cr_window_regions"),
       "Finding the regions' window kernel");
+  if (program->bins && !program->pair_bins)
+    CR_CHECK (cu->ModuleGetFunction (
+                  &kernel->histogram, module, "cr_histogram_regions"),
+        "Finding the regions' histogram kernel");
   return TRUE;
 }
 
@@ -22,13 +26,14 @@ cr_region_kernel_free (
 {
   CUdeviceptr *buffers[] = { &kernel->partials, &kernel->tickets,
     &kernel->states, &kernel->rects, &kernel->block_region, &kernel->counts,
-    &kernel->ring };
+    &kernel->ring, &kernel->bin_scratch, &kernel->bin_state };
   for (guint k = 0; k < G_N_ELEMENTS (buffers); k++) {
     if (*buffers[k] && in_context)
       cu->MemFree (*buffers[k]);
     *buffers[k] = 0;
   }
   kernel->ring_hops = kernel->ring_values = 0;
+  kernel->bin_counters = 0;
   g_clear_pointer (&kernel->ring_counts, g_free);
 }
 
@@ -87,5 +92,43 @@ cr_region_kernel_allocate_ring (CrRegionKernel *kernel, const CrDriver *cu,
       "Allocating the regions' window");
   kernel->ring_hops = hops;
   kernel->ring_values = values;
+  return TRUE;
+}
+
+gboolean
+cr_region_kernel_allocate_bins (CrRegionKernel *kernel, const CrDriver *cu,
+    CUstream stream, gsize counters, GError **error)
+{
+  const gsize bytes = counters * sizeof (guint64);
+  const gsize kept = kernel->bin_counters * sizeof (guint64);
+  CUdeviceptr scratch = 0, state = 0;
+
+  if (counters <= kernel->bin_counters)
+    return TRUE;
+  CUresult res = cu->MemAlloc (&scratch, bytes);
+  if (res == CUDA_SUCCESS)
+    res = cu->MemsetD8Async (scratch, 0, bytes, stream);
+  if (res == CUDA_SUCCESS)
+    res = cu->MemAlloc (&state, bytes);
+  /* Launches queued on the stream still use the old counters: the copy
+   * follows them, and the old memory is freed once they are done. */
+  if (res == CUDA_SUCCESS && kept > 0)
+    res = cu->MemcpyDtoDAsync (state, kernel->bin_state, kept, stream);
+  if (res == CUDA_SUCCESS)
+    res = cu->StreamSynchronize (stream);
+  if (res != CUDA_SUCCESS) {
+    if (scratch)
+      cu->MemFree (scratch);
+    if (state)
+      cu->MemFree (state);
+    return cr_cuda_fail (error, res, "Allocating the regions' counters");
+  }
+  if (kernel->bin_scratch)
+    cu->MemFree (kernel->bin_scratch);
+  if (kernel->bin_state)
+    cu->MemFree (kernel->bin_state);
+  kernel->bin_scratch = scratch;
+  kernel->bin_state = state;
+  kernel->bin_counters = counters;
   return TRUE;
 }
