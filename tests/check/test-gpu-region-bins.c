@@ -1,0 +1,353 @@
+/* test-gpu-region-bins.c: histograms per region of a frame.
+ *
+ * Monoids that count values in bins, with regions and roi-types: each
+ * region's counts (and signalstats' min, max, mean and percentiles)
+ * against counts made on the CPU (cr-test-bins) from fresh random frames,
+ * for rectangles of the regions property (clipped, overlapping, empty)
+ * and ROI metas, whose parameter structures are read back downstream; one
+ * result over every sample or one per component, subsampled chroma, 8-
+ * and 16-bit samples, frames in host and CUDA memory. */
+#include "cr-test-bins.h"
+#include "cr-test-main.h"
+#include "cr-test-regions.h"
+
+#include <math.h>
+#include <string.h>
+
+static GRand *rand_;
+
+/* What a region of a frame gives one value: its counts, and the samples'
+ * least, greatest and sum. */
+typedef struct {
+  guint64 *slots;
+  guint64 min, max, sum, n;
+} Want;
+
+static void
+want_add (Want *w, const CrTestBinning *b, const guint8 *at, guint64 x)
+{
+  w->slots[cr_test_slot_of (b, at, 0)]++;
+  w->min = MIN (w->min, x);
+  w->max = MAX (w->max, x);
+  w->sum += x;
+  w->n++;
+}
+
+/* Region @box (clipped) of @f: one Want per component, or with
+ * @per_channel FALSE one over every sample. Returns the values. */
+static guint
+region_want (const CrTestFrame *f, const CrTestBinning *b, CrTestBox box,
+    gboolean per_channel, Want *want)
+{
+  const GstVideoInfo *info = &f->info;
+  const guint n_comps = GST_VIDEO_INFO_N_COMPONENTS (info);
+  const guint n = per_channel ? n_comps : 1;
+
+  for (guint v = 0; v < n; v++) {
+    g_free (want[v].slots);
+    memset (&want[v], 0, sizeof want[v]);
+    want[v].slots = g_new0 (guint64, CR_TEST_SLOTS (b));
+    want[v].min = G_MAXUINT64;
+  }
+  for (guint c = 0; c < n_comps; c++) {
+    const guint plane = GST_VIDEO_INFO_COMP_PLANE (info, c);
+    const gsize pstride = GST_VIDEO_INFO_COMP_PSTRIDE (info, c);
+    const gsize poffset = GST_VIDEO_INFO_COMP_POFFSET (info, c);
+    Want *w = &want[per_channel ? c : 0];
+    gint x0, x1, y0, y1;
+    cr_test_box_span (info, c, box, &x0, &x1, &y0, &y1);
+    for (gint y = y0; y < y1; y++)
+      for (gint x = x0; x < x1; x++) {
+        const gsize byte = x * pstride + poffset;
+        want_add (w, b, cr_test_sample_at (f, plane, y, byte),
+            cr_test_sample (f, plane, y, byte));
+      }
+  }
+  return n;
+}
+
+static void
+want_clear (Want *want, guint n)
+{
+  for (guint v = 0; v < n; v++)
+    g_clear_pointer (&want[v].slots, g_free);
+}
+
+/* Region @k's result of the message @s: every field that is an array over
+ * the @n regions, but the regions' own, as item @k: the shape of an ROI
+ * meta's parameters. */
+static GstStructure *
+region_result (const GstStructure *s, guint k, guint n)
+{
+  GstStructure *r = gst_structure_new_empty ("cudareduce");
+  for (gint f = 0; f < gst_structure_n_fields (s); f++) {
+    const gchar *name = gst_structure_nth_field_name (s, f);
+    const GValue *value = gst_structure_get_value (s, name);
+    if (g_str_has_prefix (name, "region-") || !GST_VALUE_HOLDS_ARRAY (value)
+        || gst_value_array_get_size (value) != n)
+      continue;
+    gst_structure_set_value (r, name, gst_value_array_get_value (value, k));
+  }
+  return r;
+}
+
+static guint64
+u64_of (const GValue *v)
+{
+  fail_unless (G_VALUE_HOLDS_UINT64 (v), "a %s", G_VALUE_TYPE_NAME (v));
+  return g_value_get_uint64 (v);
+}
+
+static gdouble
+double_of (const GValue *v)
+{
+  if (G_VALUE_HOLDS_DOUBLE (v))
+    return g_value_get_double (v);
+  if (G_VALUE_HOLDS_UINT64 (v))
+    return (gdouble)g_value_get_uint64 (v);
+  if (G_VALUE_HOLDS_UINT (v))
+    return g_value_get_uint (v);
+  if (G_VALUE_HOLDS_INT (v))
+    return g_value_get_int (v);
+  fail ("a %s", G_VALUE_TYPE_NAME (v));
+  return 0;
+}
+
+/* Fails unless @r, one region's result (or an ROI meta's parameters),
+ * gives what @want says of its @n values (per channel where @per_channel),
+ * with signalstats' fields where @stats. */
+static void
+check_region (const GstStructure *r, const CrTestBinning *b,
+    gboolean per_channel, gboolean stats, const Want *want, guint n,
+    const gchar *what)
+{
+  const guint nn = per_channel ? n : 0;
+  for (guint v = 0; v < n; v++) {
+    g_autofree gchar *where = g_strdup_printf ("%s, value %u", what, v);
+    cr_test_check_slots (r, b, nn, v, want[v].slots, where);
+    /* One value: a message's region has counts, an ROI meta count. */
+    const gchar *count = per_channel || !gst_structure_has_field (r, "count")
+        ? "counts"
+        : "count";
+    fail_unless_equals_uint64 (
+        u64_of (cr_test_value_of (r, count, nn, v)), want[v].n);
+    if (!stats || want[v].n == 0)
+      continue;
+    fail_unless_equals_uint64 (
+        (guint64)double_of (cr_test_value_of (r, "min", nn, v)), want[v].min);
+    fail_unless_equals_uint64 (
+        (guint64)double_of (cr_test_value_of (r, "max", nn, v)), want[v].max);
+    const gdouble avg = double_of (cr_test_value_of (r, "avg", nn, v));
+    fail_unless (fabs (avg - (gdouble)want[v].sum / want[v].n) < 1e-9 * avg,
+        "%s: avg %g, expected %g", where, avg,
+        (gdouble)want[v].sum / want[v].n);
+    const gdouble low = double_of (cr_test_value_of (r, "low", nn, v));
+    const gdouble high = double_of (cr_test_value_of (r, "high", nn, v));
+    fail_unless_equals_float (
+        low, cr_test_percentile (b, want[v].slots, 0.1, cr_test_bin_value));
+    fail_unless_equals_float (
+        high, cr_test_percentile (b, want[v].slots, 0.9, cr_test_bin_value));
+  }
+}
+
+typedef struct {
+  const gchar *format;
+  gint width, height;
+  const gchar *monoid; /* histogram or signalstats */
+  guint bins; /* 0: the monoid's */
+  gboolean per_channel;
+  guint n_rects; /* in the regions property */
+  guint n_metas; /* ROI metas of type "car" on each frame, read */
+} BinsCase;
+
+/* Three frames of @c through a harness: every region of every result,
+ * and the parameters on the ROI metas of the frames pushed on. */
+static void
+bins_case (const BinsCase *c)
+{
+  enum { FRAMES = 3 };
+  g_autofree gchar *what = g_strdup_printf ("%s %s %dx%d%s, %u bins, %u "
+                                            "rectangles, %u metas",
+      c->monoid, c->format, c->width, c->height,
+      c->per_channel ? " per channel" : "", c->bins, c->n_rects, c->n_metas);
+  CrTestBox *boxes = g_new (CrTestBox, c->n_rects + 1);
+  for (guint k = 0; k < c->n_rects; k++)
+    boxes[k] = cr_test_box_random (rand_, c->width, c->height);
+  g_autofree gchar *rects = cr_test_boxes_text (boxes, c->n_rects);
+  g_autoptr (GstCaps) caps = gst_caps_new_simple ("video/x-raw", "format",
+      G_TYPE_STRING, c->format, "width", G_TYPE_INT, c->width, "height",
+      G_TYPE_INT, c->height, "framerate", GST_TYPE_FRACTION, 30, 1, NULL);
+  g_autofree gchar *bins =
+      c->bins ? g_strdup_printf ("bins=%u", c->bins) : g_strdup ("");
+  g_autofree gchar *desc = g_strdup_printf ("cudareduce name=reduce monoid=%s "
+                                            "%s per-channel=%d regions=\"%s\" "
+                                            "roi-types=car",
+      c->monoid, bins, c->per_channel, rects);
+  GstHarness *h = gst_harness_new_parse (desc);
+  GstBus *bus = gst_bus_new ();
+  gst_element_set_bus (h->element, bus);
+  gst_object_unref (bus);
+  gst_harness_set_src_caps (h, gst_caps_ref (caps));
+  GstVideoInfo info;
+  fail_unless (gst_video_info_from_caps (&info, caps));
+  const CrType type =
+      cr_test_sample_bytes (&info) == 2 ? CR_TYPE_UINT16 : CR_TYPE_UINT8;
+  const CrTestBinning b = cr_test_binning (type, c->bins ? c->bins : 256, 0, 0);
+  const gboolean stats = strcmp (c->monoid, "signalstats") == 0;
+
+  CrTestFrame frames[FRAMES];
+  CrTestBox metas[FRAMES][8];
+  for (guint n = 0; n < FRAMES; n++) {
+    frames[n] = cr_test_frame_new (
+        rand_, c->format, c->width, c->height, n % 2 ? 0 : 4 * (n + 1));
+    GstBuffer *buf = cr_test_frame_buffer (&frames[n], n);
+    for (guint m = 0; m < c->n_metas; m++) {
+      metas[n][m] = cr_test_box_random (rand_, c->width, c->height);
+      metas[n][m].x = MAX (metas[n][m].x, 0);
+      metas[n][m].y = MAX (metas[n][m].y, 0);
+      GstVideoRegionOfInterestMeta *roi =
+          gst_buffer_add_video_region_of_interest_meta (buf, "car",
+              metas[n][m].x, metas[n][m].y, metas[n][m].w, metas[n][m].h);
+      roi->id = 100 * n + m;
+    }
+    fail_unless_equals_int (gst_harness_push (h, buf), GST_FLOW_OK);
+  }
+  g_autoptr (GPtrArray) results = cr_test_results_after_eos (h, what);
+  fail_unless_equals_int (results->len, FRAMES);
+  Want want[GST_VIDEO_MAX_COMPONENTS] = { { 0 } };
+  for (guint n = 0; n < FRAMES; n++) {
+    const GstStructure *s = g_ptr_array_index (results, n);
+    g_autoptr (GstBuffer) out = gst_harness_pull (h);
+    guint n_regions = 0;
+    fail_unless (gst_structure_get_uint (s, "regions", &n_regions));
+    fail_unless_equals_int (n_regions, c->n_rects + c->n_metas);
+    for (guint k = 0; k < n_regions; k++) {
+      const gboolean meta = k >= c->n_rects;
+      const CrTestBox box = meta ? metas[n][k - c->n_rects] : boxes[k];
+      const guint nv = region_want (&frames[n], &b,
+          cr_test_box_clip (box, c->width, c->height), c->per_channel, want);
+      g_autofree gchar *where = g_strdup_printf ("%s, frame %u, %s %u", what, n,
+          meta ? "meta" : "rectangle", meta ? k - c->n_rects : k);
+      g_autoptr (GstStructure) r = region_result (s, k, n_regions);
+      check_region (r, &b, c->per_channel, stats, want, nv, where);
+      if (!meta)
+        continue;
+      GstVideoRegionOfInterestMeta *roi =
+          gst_buffer_get_video_region_of_interest_meta_id (
+              out, 100 * n + k - c->n_rects);
+      fail_unless (roi != NULL, "%s: the meta is gone", where);
+      const GstStructure *params =
+          gst_video_region_of_interest_meta_get_param (roi, "cudareduce");
+      fail_unless (params != NULL, "%s: no parameters on the meta", where);
+      check_region (params, &b, c->per_channel, stats, want, nv, where);
+    }
+    g_free (frames[n].data);
+  }
+  want_clear (want, G_N_ELEMENTS (want));
+  gst_harness_teardown (h);
+  g_free (boxes);
+}
+
+GST_START_TEST (test_region_histograms)
+{
+  const BinsCase cases[] = {
+    { "GRAY8", 640, 360, "histogram", 0, FALSE, 24, 0 },
+    { "NV12", 322, 180, "histogram", 64, TRUE, 12, 4 },
+    { "I420", 321, 179, "histogram", 0, FALSE, 8, 3 },
+    { "RGBA", 200, 120, "histogram", 16, TRUE, 9, 2 },
+    { "GRAY16_LE", 160, 90, "histogram", 100, FALSE, 7, 1 },
+  };
+  for (guint k = 0; k < G_N_ELEMENTS (cases); k++)
+    bins_case (&cases[k]);
+}
+
+GST_END_TEST;
+
+/* An accumulator and counts per region: signalstats' min, max and mean
+ * with the percentiles read off each region's counts. */
+GST_START_TEST (test_region_signalstats)
+{
+  const BinsCase cases[] = {
+    { "I420", 320, 240, "signalstats", 0, TRUE, 10, 3 },
+    { "NV12", 256, 144, "signalstats", 0, FALSE, 6, 2 },
+    { "GRAY16_LE", 100, 60, "signalstats", 0, TRUE, 5, 0 },
+  };
+  for (guint k = 0; k < G_N_ELEMENTS (cases); k++)
+    bins_case (&cases[k]);
+}
+
+GST_END_TEST;
+
+/* A thousand random regions of one frame, each with counts of its own. */
+GST_START_TEST (test_region_histograms_many)
+{
+  const BinsCase c = { "GRAY8", 640, 360, "histogram", 32, FALSE, 1000, 0 };
+  bins_case (&c);
+}
+
+GST_END_TEST;
+
+/* Frames in CUDA memory (cudaupload) against the host frames the same
+ * pipeline made before uploading them. */
+GST_START_TEST (test_region_histograms_cuda_memory)
+{
+  const gchar *missing = cr_test_cuda_memory_missing ();
+  if (missing) {
+    g_print ("skipped: %s\n", missing);
+    return;
+  }
+  const CrTestBox boxes[] = { { 0, 0, 64, 64 }, { 31, 17, 90, 51 },
+    { -5, 100, 40, 400 }, { 150, 0, 200, 9 }, { 1000, 1000, 3, 3 } };
+  g_autofree gchar *rects = cr_test_boxes_text (boxes, G_N_ELEMENTS (boxes));
+  g_autofree gchar *desc = g_strdup_printf (
+      "videotestsrc num-buffers=3 pattern=snow ! video/x-raw,format=NV12,"
+      "width=256,height=144 ! identity name=frames ! cudaupload ! "
+      "cudareduce monoid=signalstats per-channel=true regions=\"%s\" ! "
+      "fakesink",
+      rects);
+  g_autoptr (GPtrArray) frames =
+      g_ptr_array_new_with_free_func ((GDestroyNotify)gst_buffer_unref);
+  g_autoptr (GstCaps) caps = NULL;
+  g_autoptr (GPtrArray) results =
+      cr_test_play_keeping_frames (desc, frames, &caps, NULL);
+  fail_unless_equals_int (results->len, 3);
+  GstVideoInfo info;
+  fail_unless (gst_video_info_from_caps (&info, caps));
+  const CrTestBinning b = cr_test_binning (CR_TYPE_UINT8, 256, 0, 0);
+  Want want[GST_VIDEO_MAX_COMPONENTS] = { { 0 } };
+  for (guint n = 0; n < results->len; n++) {
+    CrTestFrame f =
+        cr_test_frame_of_buffer (g_ptr_array_index (frames, n), &info);
+    const GstStructure *s = g_ptr_array_index (results, n);
+    for (guint k = 0; k < G_N_ELEMENTS (boxes); k++) {
+      const guint nv = region_want (
+          &f, &b, cr_test_box_clip (boxes[k], 256, 144), TRUE, want);
+      g_autofree gchar *where =
+          g_strdup_printf ("NV12 in CUDA memory, frame %u, region %u", n, k);
+      g_autoptr (GstStructure) r = region_result (s, k, G_N_ELEMENTS (boxes));
+      check_region (r, &b, TRUE, TRUE, want, nv, where);
+    }
+    g_free (f.data);
+  }
+  want_clear (want, G_N_ELEMENTS (want));
+}
+
+GST_END_TEST;
+
+static const CrTestCase cases[] = {
+  CR_TEST_CASE (test_region_histograms),
+  CR_TEST_CASE (test_region_signalstats),
+  CR_TEST_CASE (test_region_histograms_many),
+  CR_TEST_CASE (test_region_histograms_cuda_memory),
+  { NULL },
+};
+
+static const CrGpuTest gpu_region_bins = {
+  .name = "gpu-region-bins",
+  .timeout = 300,
+  .needs = CR_TEST_NEEDS_NVRTC,
+  .rand = &rand_,
+  .cases = cases,
+};
+
+CR_TEST_GPU_MAIN (gpu_region_bins);
