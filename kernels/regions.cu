@@ -125,35 +125,30 @@ cr_reduce_region (const unsigned char *plane, unsigned long long pitch,
 /* plane:        the plane's first line (device memory, or memory the
  *               device maps), lines @pitch bytes apart
  * rects:        the regions; block_region: each block's region
- * partials:     CR_REGION_BLOCKS_MAX * channels slots
+ * partials:     CR_REGION_BLOCKS_MAX * C slots
  * tickets:      one per region, zero before the first launch and left zero
- * states:       channels Acc per region, carried from launch to launch
- * results:      channels Out per region (with CR_REGIONS_EMIT) */
-extern "C" __global__ void __launch_bounds__ (CR_BLOCK_THREADS)
-cr_reduce_regions (const unsigned char *plane, unsigned long long pitch,
-    const CrRegionRect *rects, const unsigned int *block_region,
-    unsigned int channels, unsigned int flags, CrAccWords *partials,
-    unsigned int *tickets, Acc *states, Out *results, const Ctx ctx)
-{
-  switch (channels) {
-  case 1:
-    cr_reduce_region<1> (plane, pitch, rects, block_region, flags, partials,
-        tickets, states, results, ctx);
-    break;
-  case 2:
-    cr_reduce_region<2> (plane, pitch, rects, block_region, flags, partials,
-        tickets, states, results, ctx);
-    break;
-  case 3:
-    cr_reduce_region<3> (plane, pitch, rects, block_region, flags, partials,
-        tickets, states, results, ctx);
-    break;
-  case 4:
-    cr_reduce_region<4> (plane, pitch, rects, block_region, flags, partials,
-        tickets, states, results, ctx);
-    break;
+ * states:       C Acc per region, carried from launch to launch
+ * results:      C Out per region (with CR_REGIONS_EMIT)
+ * A kernel per channel count, so that each keeps the registers its own
+ * accumulators need: in one kernel, RGBA's four would cost the others
+ * blocks per multiprocessor, and a frame of many small regions its
+ * wave. */
+#define CR_REGIONS_KERNEL(C) \
+  extern "C" __global__ void __launch_bounds__ (CR_BLOCK_THREADS) \
+      cr_reduce_regions##C (const unsigned char *plane, \
+          unsigned long long pitch, const CrRegionRect *rects, \
+          const unsigned int *block_region, unsigned int flags, \
+          CrAccWords *partials, unsigned int *tickets, Acc *states, \
+          Out *results, const Ctx ctx) \
+  { \
+    cr_reduce_region<C> (plane, pitch, rects, block_region, flags, partials, \
+        tickets, states, results, ctx); \
   }
-}
+CR_REGIONS_KERNEL (1)
+CR_REGIONS_KERNEL (2)
+CR_REGIONS_KERNEL (3)
+CR_REGIONS_KERNEL (4)
+static_assert (CR_REGION_CHANNELS_MAX == 4, "a kernel per channel count");
 
 /* A sliding window's results per region, from the states its hops left
  * (copied into a ring of @ring_hops slots of @values Acc each, @values the

@@ -197,9 +197,9 @@ end_hop (CrReducer *r, const CrRect *rects, guint n,
  * accumulator's launch: over the table that launch copied, with the same
  * @flags, into the results after every region's Out. */
 static gboolean
-launch_bins (CrReducer *r, CUdeviceptr plane, guint64 pitch, guint n,
-    guint flags, guint blocks, CUdeviceptr results, const guint8 *ctx,
-    GError **error)
+launch_bins (CrReducer *r, CUdeviceptr plane, guint64 pitch,
+    CUdeviceptr block_map, guint n, guint flags, guint blocks,
+    CUdeviceptr results, const guint8 *ctx, GError **error)
 {
   const CrProgram *p = r->program;
   CrRegionKernel *k = &r->regions;
@@ -236,8 +236,8 @@ launch_bins (CrReducer *r, CUdeviceptr plane, guint64 pitch, guint n,
   };
   guint64 stride = cr_program_bins_bytes (p, r->channels);
   guint channels = r->channels;
-  void *params[] = { &plane, &pitch, &k->rects, &k->block_region, &channels,
-    &flags, &k->tickets, (void *)&bins, &stride, (void *)ctx };
+  void *params[] = { &plane, &pitch, &k->table, &block_map, &channels, &flags,
+    &k->tickets, (void *)&bins, &stride, (void *)ctx };
   CR_CHECK (
       r->device->cu->LaunchKernel (k->histogram, blocks, 1, 1, CR_BLOCK_THREADS,
           1, 1, (guint)(bins.copies * shared), r->device->stream, params, NULL),
@@ -253,8 +253,11 @@ launch_rects (CrReducer *r, const CrRegion *plane, const CrRect *rects, guint n,
   const CrDriver *cu = r->device->cu;
   const gsize elem = cr_type_size (r->program->in);
   CrArena *a = job->arena;
+  /* The rects, then each block's region: one copy to the GPU. */
   struct CrRegionRect *table = (struct CrRegionRect *)a->host;
-  guint32 *block_region = (guint32 *)(a->host + RECTS_BYTES);
+  const gsize block_at = (n * sizeof (struct CrRegionRect) + CR_LOAD_BYTES - 1)
+      / CR_LOAD_BYTES * CR_LOAD_BYTES;
+  guint32 *block_region = (guint32 *)(a->host + block_at);
   const gboolean carry = options->carry, emit = options->emit;
   CUdeviceptr plane_at;
   guint64 pitch;
@@ -273,25 +276,23 @@ launch_rects (CrReducer *r, const CrRegion *plane, const CrRect *rects, guint n,
   }
   const guint blocks =
       assign_blocks (rects, n, r->channels, table, block_region);
-  CR_CHECK (cu->MemcpyHtoDAsync (r->regions.rects, table,
-                n * sizeof (struct CrRegionRect), r->device->stream),
-      "Copying the regions to the GPU");
-  CR_CHECK (cu->MemcpyHtoDAsync (r->regions.block_region, block_region,
-                blocks * sizeof (guint32), r->device->stream),
+  CR_CHECK (cu->MemcpyHtoDAsync (r->regions.table, table,
+                block_at + blocks * sizeof (guint32), r->device->stream),
       "Copying the regions to the GPU");
   const CUdeviceptr results = a->device + a->input_bytes;
-  guint channels = r->channels;
+  CUdeviceptr block_map = r->regions.table + block_at;
   guint flags = (carry ? CR_REGIONS_CARRY : 0) | (emit ? CR_REGIONS_EMIT : 0);
-  void *params[] = { &plane_at, &pitch, &r->regions.rects,
-    &r->regions.block_region, &channels, &flags, &r->regions.partials,
-    &r->regions.tickets, &r->regions.states, (void *)&results, (void *)ctx };
+  void *params[] = { &plane_at, &pitch, &r->regions.table, &block_map, &flags,
+    &r->regions.partials, &r->regions.tickets, &r->regions.states,
+    (void *)&results, (void *)ctx };
   if (cr_monoid_has_accumulator (r->program->monoid))
-    CR_CHECK (cu->LaunchKernel (r->regions.function, blocks, 1, 1,
-                  CR_BLOCK_THREADS, 1, 1, 0, r->device->stream, params, NULL),
+    CR_CHECK (
+        cu->LaunchKernel (r->regions.functions[r->channels - 1], blocks, 1, 1,
+            CR_BLOCK_THREADS, 1, 1, 0, r->device->stream, params, NULL),
         "Launching the reduction of regions");
   if (r->program->bins
       && !launch_bins (
-          r, plane_at, pitch, n, flags, blocks, results, ctx, error))
+          r, plane_at, pitch, block_map, n, flags, blocks, results, ctx, error))
     return FALSE;
   return !emit || options->ring_hops < 2
       || end_hop (r, rects, n, options, ctx, job, error);
@@ -302,7 +303,7 @@ cr_reducer_submit_rects (CrReducer *r, const CrRegion *plane,
     const CrRect *rects, guint n, const CrRectsOptions *options,
     const guint8 *ctx, GError **error)
 {
-  if (r->regions.function == NULL) {
+  if (r->regions.functions[0] == NULL) {
     g_set_error (error, CR_ERROR, CR_ERROR_INPUT,
         "The program of monoid %s was built without the regions' kernel",
         r->program->monoid->name);

@@ -7,9 +7,12 @@ cr_region_kernel_load (CrRegionKernel *kernel, const CrDriver *cu,
 {
   if (!(program->kernels & CR_KERNELS_REGIONS))
     return TRUE;
-  CR_CHECK (
-      cu->ModuleGetFunction (&kernel->function, module, "cr_reduce_regions"),
-      "Finding the regions' kernel");
+  for (guint c = 0; c < CR_REGION_CHANNELS_MAX; c++) {
+    gchar name[32];
+    g_snprintf (name, sizeof name, "cr_reduce_regions%u", c + 1);
+    CR_CHECK (cu->ModuleGetFunction (&kernel->functions[c], module, name),
+        "Finding the regions' kernel");
+  }
   CR_CHECK (
       cu->ModuleGetFunction (&kernel->window, module, "cr_window_regions"),
       "Finding the regions' window kernel");
@@ -25,8 +28,8 @@ cr_region_kernel_free (
     CrRegionKernel *kernel, const CrDriver *cu, gboolean in_context)
 {
   CUdeviceptr *buffers[] = { &kernel->partials, &kernel->tickets,
-    &kernel->states, &kernel->rects, &kernel->block_region, &kernel->counts,
-    &kernel->ring, &kernel->bin_scratch, &kernel->bin_state };
+    &kernel->states, &kernel->table, &kernel->counts, &kernel->ring,
+    &kernel->bin_scratch, &kernel->bin_state };
   for (guint k = 0; k < G_N_ELEMENTS (buffers); k++) {
     if (*buffers[k] && in_context)
       cu->MemFree (*buffers[k]);
@@ -46,7 +49,7 @@ cr_region_kernel_allocate (CrRegionKernel *kernel, const CrDriver *cu,
 
   if (kernel->partials)
     return TRUE;
-  g_return_val_if_fail (kernel->function != NULL, FALSE);
+  g_return_val_if_fail (kernel->functions[0] != NULL, FALSE);
   /* Freed together on failure, so that the next call starts over. */
   CUresult res = cu->MemAlloc (&kernel->partials,
       CR_REGION_BLOCKS_MAX * channels
@@ -59,11 +62,9 @@ cr_region_kernel_allocate (CrRegionKernel *kernel, const CrDriver *cu,
     res = cu->MemAlloc (&kernel->states,
         CR_REGIONS_MAX * channels * MAX (program->acc.size, 1));
   if (res == CUDA_SUCCESS)
-    res = cu->MemAlloc (
-        &kernel->rects, CR_REGIONS_MAX * sizeof (struct CrRegionRect));
-  if (res == CUDA_SUCCESS)
-    res = cu->MemAlloc (
-        &kernel->block_region, CR_REGION_BLOCKS_MAX * sizeof (guint32));
+    res = cu->MemAlloc (&kernel->table,
+        CR_REGIONS_MAX * sizeof (struct CrRegionRect) + CR_LOAD_BYTES
+            + CR_REGION_BLOCKS_MAX * sizeof (guint32));
   if (res == CUDA_SUCCESS)
     res = cu->MemAlloc (&kernel->counts, CR_REGIONS_MAX * sizeof (guint64));
   if (res != CUDA_SUCCESS) {

@@ -12,14 +12,16 @@
 G_BEGIN_DECLS
 
 typedef struct {
-  CUfunction function; /* cr_reduce_regions; NULL: the program has none */
+  /* cr_reduce_regions1 to 4, by channels; NULL: the program has none */
+  CUfunction functions[CR_REGION_CHANNELS_MAX];
   CUfunction window; /* cr_window_regions */
   CUfunction histogram; /* cr_histogram_regions, for a monoid with bins */
   CUdeviceptr partials; /* CR_REGION_BLOCKS_MAX x channels slots */
   CUdeviceptr tickets; /* one per region, zero between launches */
   CUdeviceptr states; /* channels Acc per region, carried between planes */
-  CUdeviceptr rects; /* CR_REGIONS_MAX CrRegionRect, copied per launch */
-  CUdeviceptr block_region; /* CR_REGION_BLOCKS_MAX region indices */
+  /* A launch's CrRegionRects, then its blocks' regions (at most
+   * CR_REGIONS_MAX and CR_REGION_BLOCKS_MAX), copied before it. */
+  CUdeviceptr table;
   CUdeviceptr counts; /* CR_REGIONS_MAX guint64: a window's, per region */
   /* A sliding window's ring: ring_hops slots of ring_values Acc (regions
    * times channels); allocated for the window asked for. */
