@@ -56,7 +56,7 @@ cr_job_read (const CrJob *job, guint k, guint8 *out, guint64 *count)
   if (job->slot) {
     cr_program_unpack (
         job->reducer->program, job->channels, job->slot->host, out);
-  } else if (job->arena->capacity == CR_REGIONS_MAX) {
+  } else if (job->arena->regions) {
     cr_program_unpack_region (job->reducer->program, job->channels,
         job->n_results, k, job->arena->host + job->arena->input_bytes, out);
   } else {

@@ -38,8 +38,8 @@ typedef struct {
   gsize input_bytes; /* where the results start */
   gsize result_bytes; /* of one result: channels Out, as the kernel packs
                          them (so also the channels it was made for) */
-  guint capacity; /* results: CR_BATCH_MAX, or a launch over regions'
-                     CR_REGIONS_MAX */
+  guint capacity; /* results: CR_BATCH_MAX, or a launch over regions' */
+  gboolean regions; /* a launch over regions' (cr-reducer-regions.c) */
 } CrArena;
 
 struct _CrReducer {

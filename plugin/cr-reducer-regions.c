@@ -12,27 +12,31 @@
 #define BLOCKS_BYTES (CR_REGION_BLOCKS_MAX * sizeof (guint32))
 #define TABLE_BYTES (RECTS_BYTES + BLOCKS_BYTES + CR_REGIONS_MAX * 8)
 
-/* Pinned memory for one launch: its table, then its results. The
- * reducer's context is current. */
+/* Pinned memory for one launch of @n regions: its table, then its
+ * results, for a power of two of regions from 64 (a histogram's results
+ * take kilobytes a region). The reducer's context is current. */
 static CrArena *
-take_arena (CrReducer *r, GError **error)
+take_arena (CrReducer *r, guint n, GError **error)
 {
   const CrDriver *cu = r->device->cu;
   CrArena *a = NULL;
 
   g_mutex_lock (&r->lock);
-  if (r->free_region_arenas->len > 0)
-    a = g_ptr_array_steal_index_fast (
-        r->free_region_arenas, r->free_region_arenas->len - 1);
+  for (guint k = 0; a == NULL && k < r->free_region_arenas->len; k++)
+    if (((CrArena *)g_ptr_array_index (r->free_region_arenas, k))->capacity
+        >= n)
+      a = g_ptr_array_steal_index_fast (r->free_region_arenas, k);
   g_mutex_unlock (&r->lock);
   if (a)
     return a;
   a = g_new0 (CrArena, 1);
+  a->regions = TRUE;
   a->input_bytes = TABLE_BYTES;
   a->result_bytes = r->program->out.size * r->channels;
-  a->capacity = CR_REGIONS_MAX;
+  a->capacity =
+      MIN (CR_REGIONS_MAX, MAX (64, 1u << g_bit_storage (MAX (n, 1) - 1)));
   CUresult res = cu->MemHostAlloc ((void **)&a->host,
-      a->input_bytes + CR_REGIONS_MAX * a->result_bytes,
+      a->input_bytes + a->capacity * a->result_bytes,
       CU_MEMHOSTALLOC_DEVICEMAP);
   if (res == CUDA_SUCCESS)
     res = cu->MemHostGetDevicePointer (&a->device, a->host, 0);
@@ -324,7 +328,7 @@ cr_reducer_submit_rects (CrReducer *r, const CrRegion *plane,
   job->reducer = r;
   job->channels = r->channels;
   job->counts = g_new0 (guint64, MAX (n, 1));
-  job->arena = take_arena (r, error);
+  job->arena = take_arena (r, n, error);
   gboolean ok = job->arena != NULL
       && (n == 0 || launch_rects (r, plane, rects, n, options, ctx, job, error))
       && cr_reducer_take_event (r, job, error);

@@ -956,9 +956,8 @@ cr_reducer_recycle_job (CrReducer *r, CrJob *job)
     g_ptr_array_add (r->free_slots, job->slot);
   if (job->arena) {
     if (job->arena->result_bytes == r->program->out.size * r->channels)
-      g_ptr_array_add (job->arena->capacity == CR_REGIONS_MAX
-              ? r->free_region_arenas
-              : r->free_arenas,
+      g_ptr_array_add (
+          job->arena->regions ? r->free_region_arenas : r->free_arenas,
           job->arena);
     else
       g_ptr_array_add (r->stale_arenas, job->arena);
