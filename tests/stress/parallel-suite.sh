@@ -18,7 +18,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 stress_build "$build" "$logs/build.log" || exit 1
 export CUDAREDUCE_REQUIRE_GPU=1 CUDAREDUCE_REQUIRE_NVRTC=1
 groups=("gpu-builtins gpu-stuck gpu-stuck-launch gpu-percentiles"
-  "gpu-channels gpu-multi gpu-level gpu-histogram"
+  "gpu-channels gpu-multi gpu-level gpu-histogram gpu-region-bins"
   "gpu-video gpu-element gpu-memory gpu-async gpu-python-examples gpu-binned"
   "gpu-intervals gpu-batch gpu-cuda gpu-fused")
 # Meson lists "project:suite / name", older ones "project:name".
