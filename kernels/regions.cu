@@ -250,4 +250,40 @@ cr_histogram_regions (const unsigned char *plane, unsigned long long pitch,
 #endif
   cr_release_ticket (&tickets[k], rect.blocks);
 }
+
+/* A sliding window's counts per region, from the counts its hops left
+ * (copied into a ring of @ring_hops slots, each every region's @slots
+ * counters), summed over the last @hops, as cr_window_bins sums a whole
+ * result's: one block a region. The sums go to @sums (device memory,
+ * which the percentiles read back) and to the region's place in
+ * @results, @stride bytes a region, with the percentiles; written over
+ * what the hop's own launch wrote. */
+extern "C" __global__ void __launch_bounds__ (CR_BLOCK_THREADS)
+cr_window_region_bins (const unsigned long long *ring, unsigned int ring_hops,
+    unsigned int last, unsigned int hops, unsigned int regions,
+    unsigned int channels, unsigned long long *sums, unsigned char *results,
+    unsigned long long stride, const Ctx ctx)
+{
+  const unsigned int k = blockIdx.x;
+  const unsigned int slots = channels * CR_BIN_SLOTS (CR_BINS);
+  unsigned long long *sum = sums + (unsigned long long) k * slots;
+  unsigned long long *result =
+      reinterpret_cast<unsigned long long *> (results + k * stride);
+  for (unsigned int w = threadIdx.x; w < slots; w += CR_BLOCK_THREADS) {
+    unsigned long long n = 0;
+    for (unsigned int back = 0; back < hops; back++)
+      n += ring[((unsigned long long) ((last + ring_hops - back) % ring_hops)
+                        * regions
+                    + k)
+              * slots
+          + w];
+    sum[w] = n;
+    result[w] = n;
+  }
+#ifdef CR_PERCENTILES
+  __syncthreads ();
+  cr_percentiles (sum, channels, cr_binning (ctx),
+      reinterpret_cast<double *> (result + slots), ctx);
+#endif
+}
 #endif

@@ -167,10 +167,18 @@ end_hop (CrReducer *r, const CrRect *rects, guint n,
             k, cu, r->program, size, values, r->channels, error))
       return FALSE;
   }
+  const gboolean folds = cr_monoid_has_accumulator (r->program->monoid);
+  const gsize counters = (gsize)values * CR_BIN_SLOTS (r->program->bins);
   guint last = (guint)(options->hop % size);
-  CR_CHECK (cu->MemcpyDtoDAsync (k->ring + (gsize)last * values * acc,
-                k->states, (gsize)values * acc, r->device->stream),
-      "Keeping the hop's states for the window");
+  if (folds)
+    CR_CHECK (cu->MemcpyDtoDAsync (k->ring + (gsize)last * values * acc,
+                  k->states, (gsize)values * acc, r->device->stream),
+        "Keeping the hop's states for the window");
+  if (r->program->bins)
+    CR_CHECK (
+        cu->MemcpyDtoDAsync (k->ring_bins + last * counters * sizeof (guint64),
+            k->bin_state, counters * sizeof (guint64), r->device->stream),
+        "Keeping the hop's counts for the window");
   for (guint j = 0; j < n; j++)
     k->ring_counts[(gsize)last * n + j] = rects[j].count;
   guint hops = CLAMP (options->window_hops, 1, size);
@@ -187,13 +195,24 @@ end_hop (CrReducer *r, const CrRect *rects, guint n,
                 k->counts, counts, n * sizeof (guint64), r->device->stream),
       "Copying the window's counts to the GPU");
   const CUdeviceptr results = job->arena->device + job->arena->input_bytes;
-  guint channels = r->channels, n_values = values;
+  guint channels = r->channels, n_values = values, regions = n;
   void *params[] = { &k->ring, &k->ring_hops, &last, &hops, &n_values,
     &channels, &k->counts, (void *)&results, (void *)ctx };
-  CR_CHECK (cu->LaunchKernel (k->window,
-                (values + CR_BLOCK_THREADS - 1) / CR_BLOCK_THREADS, 1, 1,
-                CR_BLOCK_THREADS, 1, 1, 0, r->device->stream, params, NULL),
-      "Launching the regions' window");
+  if (folds)
+    CR_CHECK (cu->LaunchKernel (k->window,
+                  (values + CR_BLOCK_THREADS - 1) / CR_BLOCK_THREADS, 1, 1,
+                  CR_BLOCK_THREADS, 1, 1, 0, r->device->stream, params, NULL),
+        "Launching the regions' window");
+  if (!r->program->bins)
+    return TRUE;
+  CUdeviceptr bins_at = results
+      + CR_BINS_RESULT_OFFSET ((gsize)values, r->program->out_device.size);
+  guint64 stride = cr_program_bins_bytes (r->program, r->channels);
+  void *bin_params[] = { &k->ring_bins, &k->ring_hops, &last, &hops, &regions,
+    &channels, &k->window_sums, &bins_at, &stride, (void *)ctx };
+  CR_CHECK (cu->LaunchKernel (k->window_bins, n, 1, 1, CR_BLOCK_THREADS, 1, 1,
+                0, r->device->stream, bin_params, NULL),
+      "Launching the regions' window of counts");
   return TRUE;
 }
 
@@ -310,13 +329,6 @@ cr_reducer_submit_rects (CrReducer *r, const CrRegion *plane,
   if (r->regions.functions[0] == NULL) {
     g_set_error (error, CR_ERROR, CR_ERROR_INPUT,
         "The program of monoid %s was built without the regions' kernel",
-        r->program->monoid->name);
-    return NULL;
-  }
-  if (r->program->bins && options->ring_hops >= 2) {
-    g_set_error (error, CR_ERROR, CR_ERROR_INPUT,
-        "Monoid %s counts bins, which sliding windows over regions do not "
-        "combine yet",
         r->program->monoid->name);
     return NULL;
   }

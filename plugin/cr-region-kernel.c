@@ -16,10 +16,14 @@ cr_region_kernel_load (CrRegionKernel *kernel, const CrDriver *cu,
   CR_CHECK (
       cu->ModuleGetFunction (&kernel->window, module, "cr_window_regions"),
       "Finding the regions' window kernel");
-  if (program->bins && !program->pair_bins)
+  if (program->bins && !program->pair_bins) {
     CR_CHECK (cu->ModuleGetFunction (
                   &kernel->histogram, module, "cr_histogram_regions"),
         "Finding the regions' histogram kernel");
+    CR_CHECK (cu->ModuleGetFunction (
+                  &kernel->window_bins, module, "cr_window_region_bins"),
+        "Finding the regions' histogram kernel");
+  }
   return TRUE;
 }
 
@@ -29,7 +33,8 @@ cr_region_kernel_free (
 {
   CUdeviceptr *buffers[] = { &kernel->partials, &kernel->tickets,
     &kernel->states, &kernel->table, &kernel->counts, &kernel->ring,
-    &kernel->bin_scratch, &kernel->bin_state };
+    &kernel->bin_scratch, &kernel->bin_state, &kernel->ring_bins,
+    &kernel->window_sums };
   for (guint k = 0; k < G_N_ELEMENTS (buffers); k++) {
     if (*buffers[k] && in_context)
       cu->MemFree (*buffers[k]);
@@ -82,15 +87,27 @@ cr_region_kernel_allocate_ring (CrRegionKernel *kernel, const CrDriver *cu,
   if (kernel->ring && kernel->ring_hops == hops
       && kernel->ring_values == values)
     return TRUE;
-  if (kernel->ring)
-    cu->MemFree (kernel->ring);
-  kernel->ring = 0;
+  CUdeviceptr *rings[] = { &kernel->ring, &kernel->ring_bins,
+    &kernel->window_sums };
+  for (guint k = 0; k < G_N_ELEMENTS (rings); k++) {
+    if (*rings[k])
+      cu->MemFree (*rings[k]);
+    *rings[k] = 0;
+  }
   kernel->ring_hops = kernel->ring_values = 0;
   g_free (kernel->ring_counts);
   kernel->ring_counts = g_new0 (guint64, (gsize)hops * (values / channels));
   CR_CHECK (cu->MemAlloc (&kernel->ring,
                 MAX ((gsize)hops * values * program->acc.size, 1)),
       "Allocating the regions' window");
+  if (program->bins) {
+    const gsize counters = (gsize)values * CR_BIN_SLOTS (program->bins);
+    CR_CHECK (
+        cu->MemAlloc (&kernel->ring_bins, hops * counters * sizeof (guint64)),
+        "Allocating the regions' window");
+    CR_CHECK (cu->MemAlloc (&kernel->window_sums, counters * sizeof (guint64)),
+        "Allocating the regions' window");
+  }
   kernel->ring_hops = hops;
   kernel->ring_values = values;
   return TRUE;

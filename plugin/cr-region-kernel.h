@@ -16,6 +16,7 @@ typedef struct {
   CUfunction functions[CR_REGION_CHANNELS_MAX];
   CUfunction window; /* cr_window_regions */
   CUfunction histogram; /* cr_histogram_regions, for a monoid with bins */
+  CUfunction window_bins; /* cr_window_region_bins */
   CUdeviceptr partials; /* CR_REGION_BLOCKS_MAX x channels slots */
   CUdeviceptr tickets; /* one per region, zero between launches */
   CUdeviceptr states; /* channels Acc per region, carried between planes */
@@ -28,6 +29,9 @@ typedef struct {
   CUdeviceptr ring;
   guint ring_hops, ring_values;
   guint64 *ring_counts; /* ring_hops slots of each region's count */
+  /* With bins: ring_hops slots of every region's counters, and the
+   * window's sums of them. */
+  CUdeviceptr ring_bins, window_sums;
   /* A monoid with bins: each region's counters (channels x bin slots),
    * zero between launches, and their state carried between launches;
    * room for bin_counters of each. */

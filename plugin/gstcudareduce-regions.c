@@ -363,7 +363,7 @@ gst_cuda_reduce_regions_check_setup (GstClockTime interval, GstClockTime window,
 
 gboolean
 gst_cuda_reduce_regions_check_input (
-    gboolean video, const CrMonoid *monoid, guint window_hops, GError **error)
+    gboolean video, const CrMonoid *monoid, GError **error)
 {
   if (!video) {
     g_set_error (error, GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_SETTINGS,
@@ -377,13 +377,6 @@ gst_cuda_reduce_regions_check_input (
         "region do not do yet: use a monoid that counts single values "
         "(histogram) with regions and roi-types, or unset them",
         monoid->name, monoid->pair[0], monoid->pair[1]);
-    return FALSE;
-  }
-  if (cr_monoid_total_bins (monoid) > 0 && window_hops > 1) {
-    g_set_error (error, GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_SETTINGS,
-        "Monoid %s counts bins, which sliding windows over regions do not "
-        "combine yet: unset window, or use a monoid without bins",
-        monoid->name);
     return FALSE;
   }
   return TRUE;

@@ -103,10 +103,9 @@ gboolean gst_cuda_reduce_regions_check_setup (GstClockTime interval,
     GstClockTime window, gboolean tensors, const GArray *roi_types,
     GError **error);
 /* Whether @monoid gives results per region of @video frames (FALSE: other
- * input) with a window of @window_hops hops: it counts no pairs, and with
- * a window no bins. */
+ * input): it counts no pairs. */
 gboolean gst_cuda_reduce_regions_check_input (
-    gboolean video, const CrMonoid *monoid, guint window_hops, GError **error);
+    gboolean video, const CrMonoid *monoid, GError **error);
 
 /* @regions (GstCudaReduceRegion, clipped) as rectangles of plane @plane of
  * @info read in rows of @row_bytes (a reducer's channels; a pixel of the

@@ -192,8 +192,7 @@ new_plan (GstCudaReduceStream *s, const CrMonoid *monoid, GError **error)
 {
   if (s->setup.regions
       && !gst_cuda_reduce_regions_check_input (
-          s->caps.format.family == CR_INPUT_VIDEO, monoid, s->setup.window_hops,
-          error))
+          s->caps.format.family == CR_INPUT_VIDEO, monoid, error))
     return NULL;
   GstCudaReducePlan *plan = gst_cuda_reduce_plan_new (&s->caps.format,
       s->setup.per_channel, s->setup.component, monoid->pair, error);
@@ -267,8 +266,7 @@ follow_monoid (GstCudaReduceStream *s)
     return FALSE;
   }
   if (s->setup.regions
-      && !gst_cuda_reduce_regions_check_input (
-          TRUE, monoid, s->setup.window_hops, &error)) {
+      && !gst_cuda_reduce_regions_check_input (TRUE, monoid, &error)) {
     gst_cuda_reduce_post_error (s->element, error, NULL);
     return FALSE;
   }

@@ -6,7 +6,7 @@
  * for rectangles of the regions property (clipped, overlapping, empty)
  * and ROI metas, whose parameter structures are read back downstream; one
  * result over every sample or one per component, subsampled chroma, 8-
- * and 16-bit samples, frames in host and CUDA memory. */
+ * and 16-bit samples, sliding windows, frames in host and CUDA memory. */
 #include "cr-test-bins.h"
 #include "cr-test-main.h"
 #include "cr-test-regions.h"
@@ -278,6 +278,97 @@ GST_START_TEST (test_region_signalstats)
 
 GST_END_TEST;
 
+/* Want @from added to @into (counts, least, greatest, sums). */
+static void
+want_merge (Want *into, const Want *from, const CrTestBinning *b)
+{
+  for (guint w = 0; w < CR_TEST_SLOTS (b); w++)
+    into->slots[w] += from->slots[w];
+  into->min = MIN (into->min, from->min);
+  into->max = MAX (into->max, from->max);
+  into->sum += from->sum;
+  into->n += from->n;
+}
+
+/* Rectangles over a sliding window: frames at 50 fps, 40 ms hops of two
+ * frames, windows of three hops; 9 frames are 4 hops and a frame at EOS.
+ * Each result's counts (and signalstats' fields) are over the frames of
+ * the hops it spans. */
+static void
+window_case (const gchar *format, const gchar *monoid, gboolean per_channel)
+{
+  enum { FRAMES = 9, W = 160, H = 90, N_BOXES = 5 };
+  g_autofree gchar *what = g_strdup_printf ("%s %s%s, window of 3 hops of 2 "
+                                            "frames",
+      monoid, format, per_channel ? " per channel" : "");
+  CrTestBox boxes[N_BOXES];
+  for (guint k = 0; k < N_BOXES; k++)
+    boxes[k] = cr_test_box_random (rand_, W, H);
+  g_autofree gchar *rects = cr_test_boxes_text (boxes, N_BOXES);
+  g_autoptr (GstCaps) caps = gst_caps_new_simple ("video/x-raw", "format",
+      G_TYPE_STRING, format, "width", G_TYPE_INT, W, "height", G_TYPE_INT, H,
+      "framerate", GST_TYPE_FRACTION, 50, 1, NULL);
+  g_autofree gchar *desc = g_strdup_printf ("cudareduce monoid=%s "
+                                            "per-channel=%d regions=\"%s\" "
+                                            "interval=40000000 "
+                                            "window=120000000",
+      monoid, per_channel, rects);
+  GstHarness *h = gst_harness_new_parse (desc);
+  GstBus *bus = gst_bus_new ();
+  gst_element_set_bus (h->element, bus);
+  gst_object_unref (bus);
+  gst_harness_set_src_caps (h, gst_caps_ref (caps));
+  const CrTestBinning b = cr_test_binning (CR_TYPE_UINT8, 256, 0, 0);
+  const gboolean stats = strcmp (monoid, "signalstats") == 0;
+
+  CrTestFrame frames[FRAMES];
+  for (guint n = 0; n < FRAMES; n++) {
+    frames[n] = cr_test_frame_new (rand_, format, W, H, 0);
+    GstBuffer *buf = cr_test_frame_buffer (&frames[n], n);
+    GST_BUFFER_PTS (buf) = n * 20 * GST_MSECOND;
+    GST_BUFFER_DURATION (buf) = 20 * GST_MSECOND;
+    fail_unless_equals_int (gst_harness_push (h, buf), GST_FLOW_OK);
+  }
+  g_autoptr (GPtrArray) results = cr_test_results_after_eos (h, what);
+  fail_unless_equals_int (results->len, 5);
+  Want want[GST_VIDEO_MAX_COMPONENTS] = { { 0 } };
+  Want frame[GST_VIDEO_MAX_COMPONENTS] = { { 0 } };
+  for (guint hop = 0; hop < results->len; hop++) {
+    const GstStructure *s = g_ptr_array_index (results, hop);
+    /* The window's frames: from the first of the hop two before. */
+    const guint first = hop >= 2 ? 2 * (hop - 2) : 0;
+    const guint end = MIN (2 * hop + 2, FRAMES);
+    for (guint k = 0; k < N_BOXES; k++) {
+      const CrTestBox box = cr_test_box_clip (boxes[k], W, H);
+      guint nv = region_want (&frames[first], &b, box, per_channel, want);
+      for (guint f = first + 1; f < end; f++) {
+        region_want (&frames[f], &b, box, per_channel, frame);
+        for (guint v = 0; v < nv; v++)
+          want_merge (&want[v], &frame[v], &b);
+      }
+      g_autofree gchar *where =
+          g_strdup_printf ("%s, hop %u (frames %u to %u), rectangle %u", what,
+              hop, first, end - 1, k);
+      g_autoptr (GstStructure) r = region_result (s, k, N_BOXES);
+      check_region (r, &b, per_channel, stats, want, nv, where);
+    }
+  }
+  for (guint n = 0; n < FRAMES; n++)
+    g_free (frames[n].data);
+  want_clear (want, G_N_ELEMENTS (want));
+  want_clear (frame, G_N_ELEMENTS (frame));
+  gst_harness_teardown (h);
+}
+
+GST_START_TEST (test_region_histograms_window)
+{
+  window_case ("GRAY8", "histogram", FALSE);
+  window_case ("NV12", "signalstats", TRUE);
+  window_case ("I420", "histogram", FALSE);
+}
+
+GST_END_TEST;
+
 /* A thousand random regions of one frame, each with counts of its own. */
 GST_START_TEST (test_region_histograms_many)
 {
@@ -338,6 +429,7 @@ static const CrTestCase cases[] = {
   CR_TEST_CASE (test_region_histograms),
   CR_TEST_CASE (test_region_signalstats),
   CR_TEST_CASE (test_region_histograms_many),
+  CR_TEST_CASE (test_region_histograms_window),
   CR_TEST_CASE (test_region_histograms_cuda_memory),
   { NULL },
 };
