@@ -7,8 +7,6 @@
 #include "cr-test-fake.h"
 #include "cr-test-leaks.h"
 
-#include <stdio.h>
-
 static gboolean
 window_complete (const GstStructure *s)
 {
@@ -62,28 +60,12 @@ GST_END_TEST;
  * window's rows. 1 ms buffers of 48 frames, 5 ms hops, 15 ms windows, 200
  * buffers: one in five ends a hop, so more than four in five gathered
  * means some that end hops were. */
-static guint gathered;
-
-static void
-count_batches (GstDebugCategory *category, GstDebugLevel level,
-    const gchar *file, const gchar *function, gint line, GObject *object,
-    GstDebugMessage *message, gpointer data)
-{
-  guint n = 0;
-  if (sscanf (gst_debug_message_get (message),
-          "launching a batch of %u reductions", &n)
-      == 1)
-    g_atomic_int_add (&gathered, n);
-}
-
 GST_START_TEST (test_window_busy_gpu)
 {
   enum { N = 200, FRAMES = 48, HOP = 240 };
   g_setenv ("CR_FAKE_CUDA_LATENCY_US", "2000", TRUE);
-  gst_debug_set_threshold_for_name ("cudareduce", GST_LEVEL_LOG);
-  gst_debug_remove_log_function (gst_debug_log_default);
-  gst_debug_add_log_function (count_batches, NULL, NULL);
-  g_atomic_int_set (&gathered, 0);
+  guint gathered = 0;
+  cr_test_count_batches_start ();
   GstHarness *h =
       cr_test_harness (cr_test_audio_caps ("F32LE", CR_FAKE_RATE, 2), "monoid",
           "sumsq", "interval", "5000000", "window", "15000000", NULL);
@@ -91,9 +73,7 @@ GST_START_TEST (test_window_busy_gpu)
   for (guint k = 0; k < N; k++)
     cr_test_push_ok (h, cr_fake_audio_buffer (FRAMES, k * MS), "busy");
   g_autoptr (GPtrArray) results = cr_test_results_after_eos (h, "busy");
-  gst_debug_remove_log_function (count_batches);
-  gst_debug_add_log_function (gst_debug_log_default, NULL, NULL);
-  gst_debug_set_threshold_for_name ("cudareduce", GST_LEVEL_NONE);
+  cr_test_count_batches_stop (NULL, &gathered);
   fail_unless_equals_int (results->len, N * FRAMES / HOP);
   for (guint k = 0; k < results->len; k++) {
     const GstStructure *s = g_ptr_array_index (results, k);
@@ -103,9 +83,9 @@ GST_START_TEST (test_window_busy_gpu)
     cr_test_check_time (s, "timestamp", (k + 1 - spans) * 5 * MS, "busy");
     fail_unless_equals_int (window_complete (s), k >= 2);
   }
-  fail_unless (g_atomic_int_get (&gathered) > N - N * FRAMES / HOP,
-      "%u of %u buffers gathered: those that end hops launch alone",
-      g_atomic_int_get (&gathered), N);
+  fail_unless (gathered > N - N * FRAMES / HOP,
+      "%u of %u buffers gathered: those that end hops launch alone", gathered,
+      N);
   cr_fake_teardown (h);
 }
 

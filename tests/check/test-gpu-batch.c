@@ -10,7 +10,6 @@
 #include "cr-batch.h"
 #include "cr-test-main.h"
 
-#include <stdio.h>
 #include <string.h>
 
 static GRand *rand_;
@@ -380,21 +379,6 @@ GST_END_TEST;
 
 /* The element: buffers pushed faster than launches complete are gathered;
  * every result is still the buffer's own, in order. */
-static guint batched_launches;
-
-static void
-count_batches (GstDebugCategory *category, GstDebugLevel level,
-    const gchar *file, const gchar *function, gint line, GObject *object,
-    GstDebugMessage *message, gpointer data)
-{
-  guint n = 0;
-  if (sscanf (gst_debug_message_get (message),
-          "launching a batch of %u reductions", &n)
-          == 1
-      && n > 1)
-    g_atomic_int_inc (&batched_launches);
-}
-
 GST_START_TEST (test_element_gathers_small_buffers)
 {
   enum { N = 2000 };
@@ -403,11 +387,8 @@ GST_START_TEST (test_element_gathers_small_buffers)
   gint64 *sums = g_new0 (gint64, N);
   guint *sizes = g_new0 (guint, N);
 
-  gst_debug_set_active (TRUE);
-  gst_debug_set_threshold_for_name ("cudareduce", GST_LEVEL_LOG);
-  gst_debug_remove_log_function (gst_debug_log_default);
-  gst_debug_add_log_function (count_batches, NULL, NULL);
-  g_atomic_int_set (&batched_launches, 0);
+  guint batches = 0;
+  cr_test_count_batches_start ();
   for (guint k = 0; k < N; k++) {
     sizes[k] = g_rand_int_range (rand_, 1, 4096);
     GstBuffer *buf = gst_buffer_new_allocate (NULL, sizes[k] * 4, NULL);
@@ -437,11 +418,10 @@ GST_START_TEST (test_element_gathers_small_buffers)
     fail_unless_equals_uint64 (GST_BUFFER_PTS (out), k * GST_MSECOND);
     gst_buffer_unref (out);
   }
-  gst_debug_remove_log_function (count_batches);
+  cr_test_count_batches_stop (&batches, NULL);
   /* The harness pushes from this thread far faster than one launch a
    * buffer; if nothing was ever gathered, batching does not work. */
-  fail_unless (g_atomic_int_get (&batched_launches) > 0,
-      "no launch gathered more than one buffer");
+  fail_unless (batches > 0, "no launch gathered more than one buffer");
   g_free (sums);
   g_free (sizes);
   gst_harness_teardown (h);
