@@ -81,3 +81,25 @@ cr_test_type_read (const gchar *types, const gchar *type)
   g_auto (GStrv) names = g_strsplit (types, ",", -1);
   return g_strv_contains ((const gchar *const *)names, type);
 }
+
+const CrTestBox cr_test_cuda_boxes[CR_TEST_CUDA_BOXES] = { { 0, 0, 64, 64 },
+  { 31, 17, 90, 51 }, { -5, 100, 40, 400 }, { 150, 0, 200, 9 },
+  { 1000, 1000, 3, 3 } };
+
+GPtrArray *
+cr_test_regions_in_cuda_memory (const gchar *format, const gchar *props,
+    GPtrArray *frames, GstVideoInfo *info)
+{
+  g_autofree gchar *rects =
+      cr_test_boxes_text (cr_test_cuda_boxes, CR_TEST_CUDA_BOXES);
+  g_autofree gchar *desc = g_strdup_printf (
+      "videotestsrc num-buffers=3 pattern=snow ! video/x-raw,format=%s,"
+      "width=256,height=144 ! identity name=frames ! cudaupload ! "
+      "cudareduce %s regions=\"%s\" ! fakesink",
+      format, props, rects);
+  g_autoptr (GstCaps) caps = NULL;
+  GPtrArray *results = cr_test_play_keeping_frames (desc, frames, &caps, NULL);
+  fail_unless_equals_int (results->len, 3);
+  fail_unless (gst_video_info_from_caps (info, caps));
+  return results;
+}

@@ -33,6 +33,18 @@ const guint8 *cr_test_sample_at (
 guint64 cr_test_sample (
     const CrTestFrame *f, guint plane, gsize line, gsize byte);
 
+/* The regions of the frames in CUDA memory that
+ * cr_test_regions_in_cuda_memory reduces: clipped to 256 x 144, one
+ * across an edge, one wholly outside. */
+#define CR_TEST_CUDA_BOXES 5
+extern const CrTestBox cr_test_cuda_boxes[CR_TEST_CUDA_BOXES];
+/* Plays three frames of @format, 256 x 144, of videotestsrc's snow
+ * through cudaupload ! cudareduce @props regions=(cr_test_cuda_boxes),
+ * and returns the results; the frames (as uploaded) in @frames and their
+ * layout in @info. */
+GPtrArray *cr_test_regions_in_cuda_memory (const gchar *format,
+    const gchar *props, GPtrArray *frames, GstVideoInfo *info);
+
 /* Whether the roi-types text @types ("*", or names with commas; NULL:
  * none) reads metas of @type. */
 gboolean cr_test_type_read (const gchar *types, const gchar *type);

@@ -387,35 +387,23 @@ GST_START_TEST (test_region_histograms_cuda_memory)
     g_print ("skipped: %s\n", missing);
     return;
   }
-  const CrTestBox boxes[] = { { 0, 0, 64, 64 }, { 31, 17, 90, 51 },
-    { -5, 100, 40, 400 }, { 150, 0, 200, 9 }, { 1000, 1000, 3, 3 } };
-  g_autofree gchar *rects = cr_test_boxes_text (boxes, G_N_ELEMENTS (boxes));
-  g_autofree gchar *desc = g_strdup_printf (
-      "videotestsrc num-buffers=3 pattern=snow ! video/x-raw,format=NV12,"
-      "width=256,height=144 ! identity name=frames ! cudaupload ! "
-      "cudareduce monoid=signalstats per-channel=true regions=\"%s\" ! "
-      "fakesink",
-      rects);
   g_autoptr (GPtrArray) frames =
       g_ptr_array_new_with_free_func ((GDestroyNotify)gst_buffer_unref);
-  g_autoptr (GstCaps) caps = NULL;
-  g_autoptr (GPtrArray) results =
-      cr_test_play_keeping_frames (desc, frames, &caps, NULL);
-  fail_unless_equals_int (results->len, 3);
   GstVideoInfo info;
-  fail_unless (gst_video_info_from_caps (&info, caps));
+  g_autoptr (GPtrArray) results = cr_test_regions_in_cuda_memory (
+      "NV12", "monoid=signalstats per-channel=true", frames, &info);
   const CrTestBinning b = cr_test_binning (CR_TYPE_UINT8, 256, 0, 0);
   Want want[GST_VIDEO_MAX_COMPONENTS] = { { 0 } };
   for (guint n = 0; n < results->len; n++) {
     CrTestFrame f =
         cr_test_frame_of_buffer (g_ptr_array_index (frames, n), &info);
     const GstStructure *s = g_ptr_array_index (results, n);
-    for (guint k = 0; k < G_N_ELEMENTS (boxes); k++) {
-      const guint nv = region_want (
-          &f, &b, cr_test_box_clip (boxes[k], 256, 144), TRUE, want);
+    for (guint k = 0; k < CR_TEST_CUDA_BOXES; k++) {
+      const guint nv = region_want (&f, &b,
+          cr_test_box_clip (cr_test_cuda_boxes[k], 256, 144), TRUE, want);
       g_autofree gchar *where =
           g_strdup_printf ("NV12 in CUDA memory, frame %u, region %u", n, k);
-      g_autoptr (GstStructure) r = region_result (s, k, G_N_ELEMENTS (boxes));
+      g_autoptr (GstStructure) r = region_result (s, k, CR_TEST_CUDA_BOXES);
       check_region (r, &b, TRUE, TRUE, want, nv, where);
     }
     g_free (f.data);

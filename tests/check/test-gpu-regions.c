@@ -826,32 +826,23 @@ GST_END_TEST;
 static void
 cuda_memory_case (const gchar *format, gboolean per_channel)
 {
-  const CrTestBox boxes[] = { { 0, 0, 64, 64 }, { 31, 17, 90, 51 },
-    { -5, 100, 40, 400 }, { 150, 0, 200, 9 }, { 1000, 1000, 3, 3 } };
-  g_autofree gchar *rects = cr_test_boxes_text (boxes, G_N_ELEMENTS (boxes));
-  g_autofree gchar *props = cr_test_stats_props (format);
-  g_autofree gchar *desc = g_strdup_printf (
-      "videotestsrc num-buffers=3 pattern=snow ! video/x-raw,format=%s,"
-      "width=256,height=144 ! identity name=frames ! cudaupload ! "
-      "cudareduce %s per-channel=%d regions=\"%s\" ! fakesink",
-      format, props, per_channel, rects);
+  g_autofree gchar *stats = cr_test_stats_props (format);
+  g_autofree gchar *props =
+      g_strdup_printf ("%s per-channel=%d", stats, per_channel);
   g_autoptr (GPtrArray) frames =
       g_ptr_array_new_with_free_func ((GDestroyNotify)gst_buffer_unref);
-  g_autoptr (GstCaps) caps = NULL;
-  g_autoptr (GPtrArray) results =
-      cr_test_play_keeping_frames (desc, frames, &caps, NULL);
-  fail_unless_equals_int (results->len, 3);
   GstVideoInfo info;
-  fail_unless (gst_video_info_from_caps (&info, caps));
+  g_autoptr (GPtrArray) results =
+      cr_test_regions_in_cuda_memory (format, props, frames, &info);
   for (guint n = 0; n < results->len; n++) {
     CrTestFrame f =
         cr_test_frame_of_buffer (g_ptr_array_index (frames, n), &info);
     const GstStructure *s = g_ptr_array_index (results, n);
-    for (guint k = 0; k < G_N_ELEMENTS (boxes); k++) {
+    for (guint k = 0; k < CR_TEST_CUDA_BOXES; k++) {
       CrTestStats want[GST_VIDEO_MAX_COMPONENTS];
-      const guint nv =
-          region_reference (&f, cr_test_box_clip (boxes[k], 256, 144),
-              per_channel, cr_test_threshold_of (format), want);
+      const guint nv = region_reference (&f,
+          cr_test_box_clip (cr_test_cuda_boxes[k], 256, 144), per_channel,
+          cr_test_threshold_of (format), want);
       g_autofree gchar *where = g_strdup_printf (
           "%s in CUDA memory, frame %u, region %u", format, n, k);
       check_region (s, k, per_channel, want, nv, where);
