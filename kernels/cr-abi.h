@@ -251,6 +251,17 @@ CR_ABI_ASSERT (sizeof (struct CrBinArgs) + 12 * 8 <= CR_PARAMS_BEFORE_CTX,
  * way each region's state is kept for the next launch. */
 #define CR_REGIONS_CARRY 1u
 #define CR_REGIONS_EMIT 2u
+/* A block map's entry for a group of regions a warp each (regions.cu):
+ * the bit, the count (1 to CR_BLOCK_THREADS / CR_WARP_THREADS) and the
+ * first region's index; the group's regions are consecutive. */
+#define CR_REGION_GROUP_BIT 0x80000000u
+#define CR_REGION_GROUP(first, size) \
+  (CR_REGION_GROUP_BIT | (size) << 16 | (first))
+#define CR_REGION_GROUP_SIZE(entry) ((entry) >> 16 & 0xffu)
+#define CR_REGION_GROUP_FIRST(entry) ((entry) & 0xffffu)
+CR_ABI_ASSERT (CR_REGIONS_MAX <= 0x10000
+        && CR_BLOCK_THREADS / CR_WARP_THREADS <= 0xff,
+    "a group's entry holds its first region and its size");
 
 /* One region of a plane: @lines lines of @width rows (pixels) of the
  * launch's channels, the first at @offset bytes from the plane's start,

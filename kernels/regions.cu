@@ -6,7 +6,10 @@
  * regions (CrRegionRect, kernels/cr-abi.h) and gives each as many blocks
  * as its size needs; a table maps every block of the grid to its region,
  * so that a block finds its work with one load, and a frame of a thousand
- * small regions and one of a single large one both fill the GPU.
+ * small regions and one of a single large one both fill the GPU. A region
+ * too small to keep a block's threads busy gets a warp instead, with up to
+ * CR_WARPS regions a block (a group, CR_REGION_GROUP): its total needs
+ * shuffles only, where a block's waits twice for all its warps.
  *
  * Each thread folds pixels of its region a grid-stride apart (the pixel's
  * line and column from its index in the region), all of a pixel's
@@ -22,13 +25,14 @@
 /* Loads a thread issues before it uses any. */
 #define CR_REGION_UNROLL 4
 
-/* Folds the pixels of @rect that block @b (of its blocks) takes, every
- * channel into acc[c]. The region's index counts its pixels, line by
- * line, after the rows of the planes before. */
+/* Folds the pixels of @rect from pixel @p on, @step apart, every channel
+ * into acc[c]. The region's index counts its pixels, line by line, after
+ * the rows of the planes before. */
 template <int C>
 static __device__ __forceinline__ void
 cr_fold_region (const unsigned char *plane, unsigned long long pitch,
-    const CrRegionRect &rect, unsigned int b, Acc (&acc)[C], const Ctx &ctx)
+    const CrRegionRect &rect, unsigned int p, unsigned int step,
+    Acc (&acc)[C], const Ctx &ctx)
 {
 #pragma unroll
   for (int c = 0; c < C; c++)
@@ -36,9 +40,7 @@ cr_fold_region (const unsigned char *plane, unsigned long long pitch,
   /* The host keeps a region below 2^31 pixels. */
   const unsigned int width = rect.width;
   const unsigned int n = width * rect.lines;
-  const unsigned int step = rect.blocks * CR_BLOCK_THREADS;
   const unsigned char *base = plane + rect.offset;
-  unsigned int p = b * CR_BLOCK_THREADS + threadIdx.x;
 
   for (; p + (CR_REGION_UNROLL - 1) * step < n;
        p += CR_REGION_UNROLL * step) {
@@ -71,6 +73,51 @@ cr_fold_region (const unsigned char *plane, unsigned long long pitch,
   }
 }
 
+/* Ends region @k with its @total (in the one thread that holds it): after
+ * the state carried, kept as the region's state, and with
+ * CR_REGIONS_EMIT finalized into its results. */
+template <int C>
+static __device__ __forceinline__ void
+cr_end_region (unsigned int k, const CrRegionRect &rect, const Acc (&total)[C],
+    unsigned int flags, Acc *states, Out *results, const Ctx &ctx)
+{
+#pragma unroll
+  for (int c = 0; c < C; c++) {
+    const unsigned long long slot = (unsigned long long) k * C + c;
+    Acc acc = total[c];
+    if (flags & CR_REGIONS_CARRY)
+      acc = cr_combine (states[slot], acc, ctx);
+    states[slot] = acc;
+    if (flags & CR_REGIONS_EMIT)
+      results[slot] = cr_finalize (acc, rect.count, ctx);
+  }
+}
+
+/* A block of a group: warp w reads the group's region w, alone. A
+ * group's branch is its whole block's, and no warp of it waits for
+ * another, so those without a region may leave at once. */
+template <int C>
+static __device__ __forceinline__ void
+cr_reduce_region_group (const unsigned char *plane, unsigned long long pitch,
+    const CrRegionRect *rects, unsigned int group, unsigned int flags,
+    Acc *states, Out *results, const Ctx &ctx)
+{
+  const unsigned int warp = threadIdx.x / CR_WARP_THREADS;
+  const unsigned int lane = threadIdx.x % CR_WARP_THREADS;
+  if (warp >= CR_REGION_GROUP_SIZE (group))
+    return;
+  const unsigned int k = CR_REGION_GROUP_FIRST (group) + warp;
+  const CrRegionRect rect = rects[k];
+  Acc acc[C];
+
+  cr_fold_region<C> (plane, pitch, rect, lane, CR_WARP_THREADS, acc, ctx);
+#pragma unroll
+  for (int c = 0; c < C; c++)
+    acc[c] = cr_warp_reduce (acc[c], ctx);
+  if (lane == 0)
+    cr_end_region<C> (k, rect, acc, flags, states, results, ctx);
+}
+
 template <int C>
 static __device__ __forceinline__ void
 cr_reduce_region (const unsigned char *plane, unsigned long long pitch,
@@ -79,11 +126,17 @@ cr_reduce_region (const unsigned char *plane, unsigned long long pitch,
     Acc *states, Out *results, const Ctx &ctx)
 {
   const unsigned int k = block_region[blockIdx.x];
+  if (k & CR_REGION_GROUP_BIT) {
+    cr_reduce_region_group<C> (plane, pitch, rects, k, flags, states,
+        results, ctx);
+    return;
+  }
   const CrRegionRect rect = rects[k];
   Acc acc[C];
 
-  cr_fold_region<C> (plane, pitch, rect, blockIdx.x - rect.first_block, acc,
-      ctx);
+  cr_fold_region<C> (plane, pitch, rect,
+      (blockIdx.x - rect.first_block) * CR_BLOCK_THREADS + threadIdx.x,
+      rect.blocks * CR_BLOCK_THREADS, acc, ctx);
 #pragma unroll
   for (int c = 0; c < C; c++)
     acc[c] = cr_block_reduce (acc[c], ctx);
@@ -107,24 +160,15 @@ cr_reduce_region (const unsigned char *plane, unsigned long long pitch,
       acc[c] = cr_block_reduce (total, ctx);
     }
   }
-  if (threadIdx.x == 0) {
-#pragma unroll
-    for (int c = 0; c < C; c++) {
-      const unsigned long long slot = (unsigned long long) k * C + c;
-      Acc total = acc[c];
-      if (flags & CR_REGIONS_CARRY)
-        total = cr_combine (states[slot], total, ctx);
-      states[slot] = total;
-      if (flags & CR_REGIONS_EMIT)
-        results[slot] = cr_finalize (total, rect.count, ctx);
-    }
-  }
+  if (threadIdx.x == 0)
+    cr_end_region<C> (k, rect, acc, flags, states, results, ctx);
   cr_release_ticket (&tickets[k], rect.blocks);
 }
 
 /* plane:        the plane's first line (device memory, or memory the
  *               device maps), lines @pitch bytes apart
- * rects:        the regions; block_region: each block's region
+ * rects:        the regions; block_region: each block's region, or
+ *               group of regions (CR_REGION_GROUP_BIT)
  * partials:     CR_REGION_BLOCKS_MAX * C slots
  * tickets:      one per region, zero before the first launch and left zero
  * states:       C Acc per region, carried from launch to launch

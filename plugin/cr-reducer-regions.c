@@ -50,32 +50,59 @@ take_arena (CrReducer *r, guint n, GError **error)
   return a;
 }
 
+/* Values a warp reads at most where it reads a region alone: what a
+ * thread of a block reads at least (VALUES_PER_BLOCK), 16 a lane. */
+#define WARP_VALUES_MAX (CR_WARP_THREADS * 16u)
+#define GROUP_MAX (CR_BLOCK_THREADS / CR_WARP_THREADS)
+
+static guint64
+region_blocks (const CrRect *rect, guint channels, guint64 per_block)
+{
+  return MAX (
+      1, (rect->width * rect->lines * channels + per_block - 1) / per_block);
+}
+
 /* Fills @out and @block_region with the blocks of @rects: each as many as
- * its values need, at least one. Returns the grid's blocks. */
+ * its values need, at least one. With @groups, runs of small regions (up
+ * to WARP_VALUES_MAX values) share blocks instead, a warp each: a block
+ * of 256 threads would spend most of a 16 x 16 region's time in its
+ * block-wide total. Returns the grid's blocks. */
 static guint
-assign_blocks (const CrRect *rects, guint n, guint channels,
+assign_blocks (const CrRect *rects, guint n, guint channels, gboolean groups,
     struct CrRegionRect *out, guint32 *block_region)
 {
   guint64 per_block = VALUES_PER_BLOCK, total;
+  /* Counted without groups, which only take fewer. */
   for (;; per_block *= 2) {
     total = 0;
     for (guint k = 0; k < n; k++)
-      total += MAX (1,
-          (rects[k].width * rects[k].lines * channels + per_block - 1)
-              / per_block);
+      total += region_blocks (&rects[k], channels, per_block);
     if (total <= CR_REGION_BLOCKS_MAX)
       break;
   }
   guint first = 0;
-  for (guint k = 0; k < n; k++) {
-    const guint blocks = (guint)MAX (1,
-        (rects[k].width * rects[k].lines * channels + per_block - 1)
-            / per_block);
+  for (guint k = 0; k < n;) {
+    guint size = 0;
+    while (groups && k + size < n && size < GROUP_MAX
+        && rects[k + size].width * rects[k + size].lines * channels
+            <= WARP_VALUES_MAX)
+      size++;
+    if (size > 0) {
+      for (guint j = k; j < k + size; j++) {
+        out[j].first_block = first;
+        out[j].blocks = 1;
+      }
+      block_region[first++] = CR_REGION_GROUP (k, size);
+      k += size;
+      continue;
+    }
+    const guint blocks = (guint)region_blocks (&rects[k], channels, per_block);
     out[k].first_block = first;
     out[k].blocks = blocks;
     for (guint b = 0; b < blocks; b++)
       block_region[first + b] = k;
     first += blocks;
+    k++;
   }
   return first;
 }
@@ -297,8 +324,9 @@ launch_rects (CrReducer *r, const CrRegion *plane, const CrRect *rects, guint n,
     table[k].lines = (guint32)rects[k].lines;
     job->counts[k] = rects[k].count * r->channels;
   }
-  const guint blocks =
-      assign_blocks (rects, n, r->channels, table, block_region);
+  /* The counts' kernel reads the same map, a block a region. */
+  const guint blocks = assign_blocks (
+      rects, n, r->channels, r->program->bins == 0, table, block_region);
   CR_CHECK (cu->MemcpyHtoDAsync (r->regions.table, table,
                 block_at + blocks * sizeof (guint32), r->device->stream),
       "Copying the regions to the GPU");

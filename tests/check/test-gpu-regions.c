@@ -15,6 +15,8 @@
 #include <string.h>
 
 static GRand *rand_;
+/* random_rect's regions are mostly small (test_rects_small). */
+static gboolean small_rects_;
 
 typedef struct {
   CrDevice *device;
@@ -142,6 +144,15 @@ static CrRect
 random_rect (const Plane *p, guint k)
 {
   CrRect r = { 0 };
+  if (small_rects_ && k % 11 != 10) {
+    /* Up to 16 x 32 pixels: the reducer reads such a region with a warp
+     * (most of them, with up to four channels), in groups of up to 8. */
+    r.x = g_rand_int_range (rand_, 0, p->cols);
+    r.y = g_rand_int_range (rand_, 0, p->lines);
+    r.width = g_rand_int_range (rand_, 0, MIN (16, p->cols - r.x) + 1);
+    r.lines = g_rand_int_range (rand_, 0, MIN (32, p->lines - r.y) + 1);
+    return r;
+  }
   switch (k % 7) {
     case 0: /* the whole plane */
       r.width = p->cols;
@@ -284,6 +295,21 @@ GST_START_TEST (test_rects_counts)
   static const guint counts[] = { 1, 2, 255, 1024, CR_REGIONS_MAX };
   for (guint k = 0; k < G_N_ELEMENTS (counts); k++)
     regions_case ("sum", CR_TYPE_UINT8, 1, counts[k], k % 2, FALSE);
+}
+
+GST_END_TEST;
+
+/* Runs of small regions, each read by a warp of a block it shares, among
+ * large ones read by blocks of their own. */
+GST_START_TEST (test_rects_small)
+{
+  small_rects_ = TRUE;
+  for (guint channels = 1; channels <= 4; channels++) {
+    regions_case ("sum", CR_TYPE_UINT8, channels, 300, channels % 2, FALSE);
+    regions_case ("argmax", CR_TYPE_UINT16, channels, 97, TRUE, TRUE);
+  }
+  regions_case ("sum", CR_TYPE_UINT8, 1, CR_REGIONS_MAX, FALSE, TRUE);
+  small_rects_ = FALSE;
 }
 
 GST_END_TEST;
@@ -868,6 +894,7 @@ GST_END_TEST;
 static const CrTestCase cases[] = {
   CR_TEST_CASE (test_rects_channels),
   CR_TEST_CASE (test_rects_counts),
+  CR_TEST_CASE (test_rects_small),
   CR_TEST_CASE (test_rects_carry_between_planes),
   CR_TEST_CASE (test_rects_repeated),
   CR_TEST_CASE (test_rects_window),
