@@ -218,7 +218,47 @@ cr_window_regions (const Acc *ring, unsigned int ring_hops, unsigned int last,
   results[v] = cr_finalize (acc, counts[v / channels], ctx);
 }
 
-#if defined(CR_BINS) && !defined(CR_PAIR_BINS)
+#ifdef CR_BINS
+/* Ends region @k's counts of @channels channels, in the last of its
+ * blocks, after every block's flush, as cr_bins_finish ends a whole
+ * reduction's: the counts after the state carried (CR_REGIONS_CARRY) are
+ * kept as the region's state, and with CR_REGIONS_EMIT written with the
+ * percentiles read off them to the region's place in the results, @stride
+ * bytes a region; the region's scratch is left zero. Every thread of the
+ * block calls it. */
+static __device__ void
+cr_end_region_bins (unsigned int k, unsigned int channels, unsigned int flags,
+    const CrBinArgs &bins, unsigned long long stride, const CrBinning &b,
+    const Ctx &ctx)
+{
+  const unsigned int slots = channels * CR_BIN_SLOTS (CR_BINS);
+  unsigned long long *scratch =
+      reinterpret_cast<unsigned long long *> (bins.scratch)
+      + (unsigned long long) k * slots;
+  unsigned long long *state =
+      reinterpret_cast<unsigned long long *> (bins.state)
+      + (unsigned long long) k * slots;
+  unsigned long long *result = reinterpret_cast<unsigned long long *> (
+      bins.result + (unsigned long long) k * stride);
+  for (unsigned int w = threadIdx.x; w < slots; w += CR_BLOCK_THREADS) {
+    unsigned long long count = __ldcg (scratch + w);
+    if (flags & CR_REGIONS_CARRY)
+      count += state[w];
+    state[w] = count;
+    if (flags & CR_REGIONS_EMIT)
+      result[w] = count;
+    scratch[w] = 0;
+  }
+#ifdef CR_PERCENTILES
+  /* From the state, which this block's threads wrote. */
+  __syncthreads ();
+  if (flags & CR_REGIONS_EMIT)
+    cr_percentiles (state, channels, b,
+        reinterpret_cast<double *> (result + slots), ctx);
+#endif
+}
+
+#ifndef CR_PAIR_BINS
 /* Counts per region, for a monoid with bins (histogram.cu): the same
  * table of regions and blocks as cr_reduce_regions (launched before it
  * over the same plane where the monoid also folds an accumulator), each
@@ -270,30 +310,68 @@ cr_histogram_regions (const unsigned char *plane, unsigned long long pitch,
   cr_bins_flush (slots, bins.copies, scratch);
   if (!cr_block_is_last_of (&tickets[k], rect.blocks))
     return;
-
-  unsigned long long *state =
-      reinterpret_cast<unsigned long long *> (bins.state)
-      + (unsigned long long) k * slots;
-  unsigned long long *result = reinterpret_cast<unsigned long long *> (
-      bins.result + (unsigned long long) k * stride);
-  for (unsigned int w = threadIdx.x; w < slots; w += CR_BLOCK_THREADS) {
-    unsigned long long count = __ldcg (scratch + w);
-    if (flags & CR_REGIONS_CARRY)
-      count += state[w];
-    state[w] = count;
-    if (flags & CR_REGIONS_EMIT)
-      result[w] = count;
-    scratch[w] = 0;
-  }
-#ifdef CR_PERCENTILES
-  /* From the state, which this block's threads wrote. */
-  __syncthreads ();
-  if (flags & CR_REGIONS_EMIT)
-    cr_percentiles (state, channels, b,
-        reinterpret_cast<double *> (result + slots), ctx);
-#endif
+  cr_end_region_bins (k, channels, flags, bins, stride, b, ctx);
   cr_release_ticket (&tickets[k], rect.blocks);
 }
+#else
+/* 2-D histograms per region: pairs of two components of each region's
+ * pixels, as cr_histogram_pairs counts a whole plane's, over the table of
+ * cr_histogram_regions. A region's first values are at @x + its offset,
+ * its second at @y + its row_base (a pair's bins read no row index, so
+ * the rect carries the second plane's offset there): pixel j of line l
+ * is @x_step (@y_step) values after pixel j - 1, @x_pitch (@y_pitch)
+ * bytes after line l - 1. A 2-D histogram's counters are too many to
+ * zero and flush a block (a region may be 16 x 16 pixels), so warps add
+ * to the region's scratch directly, one atomic for equal pairs. */
+extern "C" __global__ void __launch_bounds__ (CR_BLOCK_THREADS)
+cr_histogram_pair_regions (const unsigned char *x, const unsigned char *y,
+    unsigned long long x_pitch, unsigned long long y_pitch,
+    unsigned int x_step, unsigned int y_step,
+    const CrRegionRect *rects, const unsigned int *block_region,
+    unsigned int flags, unsigned int *tickets, const CrBinArgs bins,
+    unsigned long long stride, const Ctx ctx)
+{
+  const unsigned int k = block_region[blockIdx.x];
+  const CrRegionRect rect = rects[k];
+  const unsigned int slots = CR_BIN_SLOTS (CR_BINS);
+  const CrBinning b = cr_binning (ctx);
+  const unsigned int *table = cr_bin_table (b, ctx);
+  unsigned long long *scratch =
+      reinterpret_cast<unsigned long long *> (bins.scratch)
+      + (unsigned long long) k * slots;
+  __syncthreads ();
+
+  const unsigned int width = rect.width;
+  const unsigned int n = width * rect.lines;
+  const unsigned int step = rect.blocks * CR_BLOCK_THREADS;
+  const unsigned int lane = threadIdx.x % CR_WARP_THREADS;
+  const unsigned char *xs = x + rect.offset, *ys = y + rect.row_base;
+  /* Whole warps go round together, as cr_count_warp needs: step is a
+   * whole number of warps. */
+  for (unsigned int t0 = (blockIdx.x - rect.first_block) * CR_BLOCK_THREADS
+           + threadIdx.x - lane;
+       t0 < n; t0 += step) {
+    const unsigned int t = t0 + lane;
+    const bool valid = t < n;
+    unsigned int slot = 0;
+    if (valid) {
+      const unsigned long long line = t / width, col = t % width;
+      const In vx = __ldg (reinterpret_cast<const In *> (xs + line * x_pitch)
+          + col * x_step);
+      const In vy = __ldg (reinterpret_cast<const In *> (ys + line * y_pitch)
+          + col * y_step);
+      slot = cr_pair_slot (
+          cr_slot (vx, 0, b, table, ctx), cr_slot (vy, 0, b, table, ctx));
+    }
+    cr_count_warp (scratch, slot, valid);
+  }
+  cr_bins_flush (slots, 0, scratch);
+  if (!cr_block_is_last_of (&tickets[k], rect.blocks))
+    return;
+  cr_end_region_bins (k, 1, flags, bins, stride, b, ctx);
+  cr_release_ticket (&tickets[k], rect.blocks);
+}
+#endif
 
 /* A sliding window's counts per region, from the counts its hops left
  * (copied into a ring of @ring_hops slots, each every region's @slots

@@ -107,11 +107,14 @@ assign_blocks (const CrRect *rects, guint n, guint channels, gboolean groups,
   return first;
 }
 
+/* @plane's rectangles in pixels of @channels values; a pair's second
+ * plane (@pairs) of the same pixels. */
 static gboolean
-check_rects (const CrReducer *r, const CrRegion *plane, const CrRect *rects,
-    guint n, GError **error)
+check_rects (const CrReducer *r, const CrRegion *plane, guint channels,
+    const CrPairs *pairs, const CrRect *rects, guint n, GError **error)
 {
-  const gsize pixel = cr_type_size (r->program->in) * r->channels;
+  const gsize elem = cr_type_size (r->program->in);
+  const gsize pixel = elem * channels;
   const guint64 cols = plane->row_bytes / pixel;
 
   if (n > CR_REGIONS_MAX || r->channels > CR_REGION_CHANNELS_MAX) {
@@ -125,7 +128,17 @@ check_rects (const CrReducer *r, const CrRegion *plane, const CrRect *rects,
     g_set_error (error, CR_ERROR, CR_ERROR_INPUT,
         "A line of %" G_GSIZE_FORMAT " bytes is not a whole number of "
         "pixels of %u %s values",
-        plane->row_bytes, r->channels, cr_type_name (r->program->in));
+        plane->row_bytes, channels, cr_type_name (r->program->in));
+    return FALSE;
+  }
+  if (pairs
+      && (pairs->y.row_bytes != cols * elem * pairs->y_channels
+          || pairs->y.n_rows != plane->n_rows)) {
+    g_set_error (error, CR_ERROR, CR_ERROR_INPUT,
+        "The two components of a pair come in planes of different shapes "
+        "(%" G_GSIZE_FORMAT " lines of %" G_GSIZE_FORMAT " bytes, and "
+        "%" G_GSIZE_FORMAT " of %" G_GSIZE_FORMAT ")",
+        plane->n_rows, plane->row_bytes, pairs->y.n_rows, pairs->y.row_bytes);
     return FALSE;
   }
   for (guint k = 0; k < n; k++) {
@@ -144,34 +157,65 @@ check_rects (const CrReducer *r, const CrRegion *plane, const CrRect *rects,
   return TRUE;
 }
 
-/* Where the kernel reads @plane: in place, or a packed copy. */
+static gsize
+staged_bytes (const CrRegion *plane)
+{
+  return plane->device ? 0 : plane->row_bytes * plane->n_rows;
+}
+
+/* Where the kernel reads @plane: in place, or a packed copy at @staged
+ * bytes into the staging buffer, which holds it. */
 static gboolean
-plane_on_device (CrReducer *r, const CrRegion *plane, CUdeviceptr *at,
-    guint64 *pitch, GError **error)
+plane_on_device (CrReducer *r, const CrRegion *plane, gsize staged,
+    CUdeviceptr *at, guint64 *pitch, GError **error)
 {
   if (plane->device) {
     *at = plane->device;
     *pitch = plane->n_rows > 1 ? plane->stride : plane->row_bytes;
     return TRUE;
   }
-  const gsize bytes = plane->row_bytes * plane->n_rows;
-  if (!cr_reducer_ensure_staging (r, MAX (bytes, 1), error))
-    return FALSE;
   CrMemcpy2D copy = { 0 };
   copy.srcMemoryType = CU_MEMORYTYPE_HOST;
   copy.srcHost = plane->data;
   copy.srcPitch = plane->n_rows > 1 ? plane->stride : plane->row_bytes;
   copy.dstMemoryType = CU_MEMORYTYPE_DEVICE;
-  copy.dstDevice = r->staging;
+  copy.dstDevice = r->staging + staged;
   copy.dstPitch = plane->row_bytes;
   copy.WidthInBytes = plane->row_bytes;
   copy.Height = plane->n_rows;
-  if (bytes > 0)
+  if (staged_bytes (plane) > 0)
     CR_CHECK (r->device->cu->Memcpy2DAsync (&copy, r->device->stream),
         "Copying the plane to the GPU");
-  *at = r->staging;
+  *at = r->staging + staged;
   *pitch = plane->row_bytes;
   return TRUE;
+}
+
+/* Where a launch reads: the plane, and a pair's second one. */
+typedef struct {
+  CUdeviceptr at, y_at;
+  guint64 pitch, y_pitch;
+} Planes;
+
+/* @plane, and @pairs' second plane where it is another, on the device. */
+static gboolean
+planes_on_device (CrReducer *r, const CrRegion *plane, const CrPairs *pairs,
+    Planes *out, GError **error)
+{
+  const gboolean second = pairs
+      && (pairs->y.data != plane->data || pairs->y.device != plane->device);
+  const gsize first_bytes = staged_bytes (plane);
+  const gsize bytes = first_bytes + (second ? staged_bytes (&pairs->y) : 0);
+
+  if (bytes > 0 && !cr_reducer_ensure_staging (r, bytes, error))
+    return FALSE;
+  if (!plane_on_device (r, plane, 0, &out->at, &out->pitch, error))
+    return FALSE;
+  out->y_at = out->at;
+  out->y_pitch = out->pitch;
+  return !second
+      || plane_on_device (
+          r, &pairs->y, first_bytes, &out->y_at, &out->y_pitch, error);
 }
 
 /* After a launch that ends a window's hop: the states and counts into the
@@ -243,26 +287,17 @@ end_hop (CrReducer *r, const CrRect *rects, guint n,
   return TRUE;
 }
 
-/* The counts of a monoid with bins, per region, after (or without) its
- * accumulator's launch: over the table that launch copied, with the same
- * @flags, into the results after every region's Out. */
+/* The counters of @n regions of a monoid with bins, checked and made, in
+ * @bins for results at @results. */
 static gboolean
-launch_bins (CrReducer *r, CUdeviceptr plane, guint64 pitch,
-    CUdeviceptr block_map, guint n, guint flags, guint blocks,
-    CUdeviceptr results, const guint8 *ctx, GError **error)
+region_bin_args (
+    CrReducer *r, guint n, CUdeviceptr results, CrBinArgs *bins, GError **error)
 {
   const CrProgram *p = r->program;
   CrRegionKernel *k = &r->regions;
   const gsize slots = (gsize)r->channels * CR_BIN_SLOTS (p->bins);
   const gsize shared = slots * sizeof (guint32);
 
-  if (k->histogram == NULL) {
-    g_set_error (error, CR_ERROR, CR_ERROR_INPUT,
-        "Monoid %s counts pairs of components, which results per region do "
-        "not do",
-        p->monoid->name);
-    return FALSE;
-  }
   if ((guint64)n * slots > CR_BIN_COUNTERS_MAX) {
     g_set_error (error, CR_ERROR, CR_ERROR_INPUT,
         "%u regions of %u channels in %u bins are more counters than the "
@@ -273,35 +308,78 @@ launch_bins (CrReducer *r, CUdeviceptr plane, guint64 pitch,
   if (!cr_region_kernel_allocate_bins (
           k, r->device->cu, r->device->stream, n * slots, error))
     return FALSE;
-  /* A copy of the counters a warp, where they fit, as a whole frame's. */
-  const CrBinArgs bins = {
+  /* A copy of the counters a warp, where they fit, as a whole frame's; a
+   * 2-D histogram's warps add to the device's counters (regions.cu). */
+  *bins = (CrBinArgs){
     .scratch = k->bin_scratch,
     .state = k->bin_state,
     .result = results
         + CR_BINS_RESULT_OFFSET ((gsize)n * r->channels, p->out_device.size),
-    .copies = shared <= CR_BINS_SHARED_MAX_BYTES
+    .copies = shared <= CR_BINS_SHARED_MAX_BYTES && !p->pair_bins
         ? (guint)MIN (CR_BLOCK_THREADS / CR_WARP_THREADS,
             CR_BINS_SHARED_MAX_BYTES / shared)
         : 0,
   };
-  guint64 stride = cr_program_bins_bytes (p, r->channels);
+  return TRUE;
+}
+
+/* The counts of a monoid with bins, per region, after (or without) its
+ * accumulator's launch: over the table that launch copied, with the same
+ * @flags, into the results after every region's Out. */
+static gboolean
+launch_bins (CrReducer *r, const Planes *at, CUdeviceptr block_map, guint n,
+    guint flags, guint blocks, CUdeviceptr results, const guint8 *ctx,
+    GError **error)
+{
+  CrRegionKernel *k = &r->regions;
+  CrBinArgs bins;
+  if (!region_bin_args (r, n, results, &bins, error))
+    return FALSE;
+  const gsize shared =
+      bins.copies * r->channels * CR_BIN_SLOTS (r->program->bins);
+  guint64 stride = cr_program_bins_bytes (r->program, r->channels);
   guint channels = r->channels;
-  void *params[] = { &plane, &pitch, &k->table, &block_map, &channels, &flags,
-    &k->tickets, (void *)&bins, &stride, (void *)ctx };
-  CR_CHECK (
-      r->device->cu->LaunchKernel (k->histogram, blocks, 1, 1, CR_BLOCK_THREADS,
-          1, 1, (guint)(bins.copies * shared), r->device->stream, params, NULL),
+  void *params[] = { (void *)&at->at, (void *)&at->pitch, &k->table, &block_map,
+    &channels, &flags, &k->tickets, (void *)&bins, &stride, (void *)ctx };
+  CR_CHECK (r->device->cu->LaunchKernel (k->histogram, blocks, 1, 1,
+                CR_BLOCK_THREADS, 1, 1, (guint)(shared * sizeof (guint32)),
+                r->device->stream, params, NULL),
       "Launching the counts of regions");
   return TRUE;
 }
 
+/* A 2-D histogram per region: @pairs' components at @at. */
 static gboolean
-launch_rects (CrReducer *r, const CrRegion *plane, const CrRect *rects, guint n,
-    const CrRectsOptions *options, const guint8 *ctx, CrJob *job,
-    GError **error)
+launch_pair_bins (CrReducer *r, const Planes *at, const CrPairs *pairs,
+    CUdeviceptr block_map, guint n, guint flags, guint blocks,
+    CUdeviceptr results, const guint8 *ctx, GError **error)
+{
+  CrRegionKernel *k = &r->regions;
+  const gsize elem = cr_type_size (r->program->in);
+  CrBinArgs bins;
+  if (!region_bin_args (r, n, results, &bins, error))
+    return FALSE;
+  CUdeviceptr x = at->at + pairs->x_channel * elem;
+  CUdeviceptr y = at->y_at + pairs->y_channel * elem;
+  guint x_step = pairs->x_channels, y_step = pairs->y_channels;
+  guint64 stride = cr_program_bins_bytes (r->program, 1);
+  void *params[] = { &x, &y, (void *)&at->pitch, (void *)&at->y_pitch, &x_step,
+    &y_step, &k->table, &block_map, &flags, &k->tickets, (void *)&bins, &stride,
+    (void *)ctx };
+  CR_CHECK (r->device->cu->LaunchKernel (k->histogram, blocks, 1, 1,
+                CR_BLOCK_THREADS, 1, 1, 0, r->device->stream, params, NULL),
+      "Launching the 2-D histograms of regions");
+  return TRUE;
+}
+
+static gboolean
+launch_rects (CrReducer *r, const CrRegion *plane, const CrPairs *pairs,
+    const CrRect *rects, guint n, const CrRectsOptions *options,
+    const guint8 *ctx, CrJob *job, GError **error)
 {
   const CrDriver *cu = r->device->cu;
   const gsize elem = cr_type_size (r->program->in);
+  const gsize pixel = elem * (pairs ? pairs->x_channels : r->channels);
   CrArena *a = job->arena;
   /* The rects, then each block's region: one copy to the GPU. */
   struct CrRegionRect *table = (struct CrRegionRect *)a->host;
@@ -309,31 +387,33 @@ launch_rects (CrReducer *r, const CrRegion *plane, const CrRect *rects, guint n,
       / CR_LOAD_BYTES * CR_LOAD_BYTES;
   guint32 *block_region = (guint32 *)(a->host + block_at);
   const gboolean carry = options->carry, emit = options->emit;
-  CUdeviceptr plane_at;
-  guint64 pitch;
+  Planes at;
 
   if (!cr_region_kernel_allocate (
           &r->regions, cu, r->device->stream, r->program, error)
-      || !plane_on_device (r, plane, &plane_at, &pitch, error))
+      || !planes_on_device (r, plane, pairs, &at, error))
     return FALSE;
   for (guint k = 0; k < n; k++) {
-    table[k].offset = rects[k].y * pitch + rects[k].x * elem * r->channels;
-    table[k].row_base = rects[k].rows_before;
+    table[k].offset = rects[k].y * at.pitch + rects[k].x * pixel;
+    /* A pair's bins read no row index: its second plane's offset. */
+    table[k].row_base = pairs
+        ? rects[k].y * at.y_pitch + rects[k].x * elem * pairs->y_channels
+        : rects[k].rows_before;
     table[k].count = rects[k].count;
     table[k].width = (guint32)rects[k].width;
     table[k].lines = (guint32)rects[k].lines;
     job->counts[k] = rects[k].count * r->channels;
   }
-  /* The counts' kernel reads the same map, a block a region. */
-  const guint blocks = assign_blocks (
-      rects, n, r->channels, r->program->bins == 0, table, block_region);
+  /* The counts' kernels read the same map, a block a region. */
+  const guint blocks = assign_blocks (rects, n, pairs ? 1 : r->channels,
+      r->program->bins == 0, table, block_region);
   CR_CHECK (cu->MemcpyHtoDAsync (r->regions.table, table,
                 block_at + blocks * sizeof (guint32), r->device->stream),
       "Copying the regions to the GPU");
   const CUdeviceptr results = a->device + a->input_bytes;
   CUdeviceptr block_map = r->regions.table + block_at;
   guint flags = (carry ? CR_REGIONS_CARRY : 0) | (emit ? CR_REGIONS_EMIT : 0);
-  void *params[] = { &plane_at, &pitch, &r->regions.table, &block_map, &flags,
+  void *params[] = { &at.at, &at.pitch, &r->regions.table, &block_map, &flags,
     &r->regions.partials, &r->regions.tickets, &r->regions.states,
     (void *)&results, (void *)ctx };
   if (cr_monoid_has_accumulator (r->program->monoid))
@@ -341,16 +421,18 @@ launch_rects (CrReducer *r, const CrRegion *plane, const CrRect *rects, guint n,
         cu->LaunchKernel (r->regions.functions[r->channels - 1], blocks, 1, 1,
             CR_BLOCK_THREADS, 1, 1, 0, r->device->stream, params, NULL),
         "Launching the reduction of regions");
-  if (r->program->bins
-      && !launch_bins (
-          r, plane_at, pitch, block_map, n, flags, blocks, results, ctx, error))
+  if (pairs ? !launch_pair_bins (
+          r, &at, pairs, block_map, n, flags, blocks, results, ctx, error)
+            : r->program->bins
+              && !launch_bins (
+                  r, &at, block_map, n, flags, blocks, results, ctx, error))
     return FALSE;
   return !emit || options->ring_hops < 2
       || end_hop (r, rects, n, options, ctx, job, error);
 }
 
-CrJob *
-cr_reducer_submit_rects (CrReducer *r, const CrRegion *plane,
+static CrJob *
+submit_rects (CrReducer *r, const CrRegion *plane, const CrPairs *pairs,
     const CrRect *rects, guint n, const CrRectsOptions *options,
     const guint8 *ctx, GError **error)
 {
@@ -360,7 +442,8 @@ cr_reducer_submit_rects (CrReducer *r, const CrRegion *plane,
         r->program->monoid->name);
     return NULL;
   }
-  if (!check_rects (r, plane, rects, n, error)
+  if (!check_rects (r, plane, pairs ? pairs->x_channels : r->channels, pairs,
+          rects, n, error)
       || !cr_device_push (r->device, error))
     return NULL;
   CrJob *job = g_new0 (CrJob, 1);
@@ -370,7 +453,8 @@ cr_reducer_submit_rects (CrReducer *r, const CrRegion *plane,
   job->counts = g_new0 (guint64, MAX (n, 1));
   job->arena = take_arena (r, n, error);
   gboolean ok = job->arena != NULL
-      && (n == 0 || launch_rects (r, plane, rects, n, options, ctx, job, error))
+      && (n == 0
+          || launch_rects (r, plane, pairs, rects, n, options, ctx, job, error))
       && cr_reducer_take_event (r, job, error);
   if (ok) {
     const CUresult res =
@@ -385,4 +469,30 @@ cr_reducer_submit_rects (CrReducer *r, const CrRegion *plane,
   }
   job->n_results = options->emit ? n : 0;
   return job;
+}
+
+CrJob *
+cr_reducer_submit_rects (CrReducer *r, const CrRegion *plane,
+    const CrRect *rects, guint n, const CrRectsOptions *options,
+    const guint8 *ctx, GError **error)
+{
+  if (r->program->pair_bins) {
+    g_set_error (error, CR_ERROR, CR_ERROR_INPUT,
+        "Monoid %s counts pairs of components: give them "
+        "(cr_reducer_submit_pair_rects)",
+        r->program->monoid->name);
+    return NULL;
+  }
+  return submit_rects (r, plane, NULL, rects, n, options, ctx, error);
+}
+
+CrJob *
+cr_reducer_submit_pair_rects (CrReducer *r, const CrPairs *pairs,
+    const CrRect *rects, guint n, const CrRectsOptions *options,
+    const guint8 *ctx, GError **error)
+{
+  g_return_val_if_fail (r->program->pair_bins > 0, NULL);
+  g_return_val_if_fail (pairs->x_channel < pairs->x_channels, NULL);
+  g_return_val_if_fail (pairs->y_channel < pairs->y_channels, NULL);
+  return submit_rects (r, &pairs->x, pairs, rects, n, options, ctx, error);
 }

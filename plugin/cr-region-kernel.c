@@ -16,9 +16,10 @@ cr_region_kernel_load (CrRegionKernel *kernel, const CrDriver *cu,
   CR_CHECK (
       cu->ModuleGetFunction (&kernel->window, module, "cr_window_regions"),
       "Finding the regions' window kernel");
-  if (program->bins && !program->pair_bins) {
-    CR_CHECK (cu->ModuleGetFunction (
-                  &kernel->histogram, module, "cr_histogram_regions"),
+  if (program->bins) {
+    CR_CHECK (cu->ModuleGetFunction (&kernel->histogram, module,
+                  program->pair_bins ? "cr_histogram_pair_regions"
+                                     : "cr_histogram_regions"),
         "Finding the regions' histogram kernel");
     CR_CHECK (cu->ModuleGetFunction (
                   &kernel->window_bins, module, "cr_window_region_bins"),

@@ -38,8 +38,9 @@ read_values (const GstCudaReducePending *p, const GstCudaReduceReduction *r,
         continue;
       memcpy ((guint8 *)value_at (t, k, v), channels + from->channel * t->size,
           t->size);
+      /* A reducer counts a part's samples; a pair's, its pixels. */
       t->counts[(gsize)k * t->n_values + v] =
-          count / plan->parts[r->part].channels;
+          plan->pair.names ? count : count / plan->parts[r->part].channels;
     }
   }
 }
