@@ -200,10 +200,12 @@ CR_ABI_ASSERT (CR_ABI_OFFSETOF (struct CrBatchWindow, ring) == 0
  * the range, above it, and NaN, each a cr_u64. */
 #define CR_BINS_EXTRA 3
 #define CR_BIN_SLOTS(bins) ((bins) + CR_BINS_EXTRA)
-/* Dynamic shared memory the histogram kernel's counters may take: within
- * the 48 KiB a block has without opting in, beside its static data (the
- * ticket's flag, 8-bit input's table of slots: 1 KiB). */
-#define CR_BINS_SHARED_MAX_BYTES (46 * 1024)
+/* Dynamic shared memory the histogram kernels' counters may take: within
+ * the 48 KiB a block has without opting in, beside their static data, up
+ * to 4.6 KiB: 8-bit input's table of slots (1 KiB), the percentiles'
+ * runs (2 KiB), a block's warp totals (CR_WARPS accumulators of up to
+ * CR_ACC_MAX_BYTES) and the ticket's flag. */
+#define CR_BINS_SHARED_MAX_BYTES (43 * 1024)
 /* Counters a histogram keeps per reduction on the GPU (channels times
  * slots), twice over (the counts and the carried state); the host refuses
  * more before allocating. */

@@ -281,6 +281,7 @@ cr_histogram_regions (const unsigned char *plane, unsigned long long pitch,
     unsigned int channels, unsigned int flags, unsigned int *tickets,
     const CrBinArgs bins, unsigned long long stride, const Ctx ctx)
 {
+  /* A block a region: the host makes no groups for monoids with bins. */
   const unsigned int k = block_region[blockIdx.x];
   const CrRegionRect rect = rects[k];
   const unsigned int slots = channels * CR_BIN_SLOTS (CR_BINS);

@@ -413,12 +413,170 @@ GST_START_TEST (test_region_histograms_cuda_memory)
 
 GST_END_TEST;
 
+/* 2-D histograms per region (vectorscope): pairs of components @cx and
+ * @cy of the frames, @bins along each axis; with @window, 9 frames at 50
+ * fps in hops of two frames and windows of three hops, else three frames
+ * at 30 fps with @n_metas ROI metas each besides the @n_rects rectangles
+ * of the property. */
+typedef struct {
+  const gchar *format;
+  gint width, height;
+  const gchar *pair; /* the pair property; NULL: the monoid's U,V */
+  guint cx, cy;
+  guint bins, n_rects, n_metas;
+  gboolean window;
+} PairsCase;
+
+/* Adds the pairs of @box (clipped) of @f to @slots. */
+static void
+pairs_add (const CrTestFrame *f, const CrTestBinning *b, const PairsCase *c,
+    CrTestBox box, guint64 *slots)
+{
+  const GstVideoInfo *info = &f->info;
+  gint x0, x1, y0, y1;
+  cr_test_box_span (info, c->cx, box, &x0, &x1, &y0, &y1);
+  for (gint y = y0; y < y1; y++)
+    for (gint x = x0; x < x1; x++) {
+      const guint8 *vx =
+          cr_test_sample_at (f, GST_VIDEO_INFO_COMP_PLANE (info, c->cx), y,
+              x * GST_VIDEO_INFO_COMP_PSTRIDE (info, c->cx)
+                  + GST_VIDEO_INFO_COMP_POFFSET (info, c->cx));
+      const guint8 *vy =
+          cr_test_sample_at (f, GST_VIDEO_INFO_COMP_PLANE (info, c->cy), y,
+              x * GST_VIDEO_INFO_COMP_PSTRIDE (info, c->cy)
+                  + GST_VIDEO_INFO_COMP_POFFSET (info, c->cy));
+      slots[cr_test_pair_slot (
+          b, cr_test_slot_of (b, vx, 0), cr_test_slot_of (b, vy, 0))]++;
+    }
+}
+
+static void
+pairs_case (const PairsCase *c)
+{
+  enum { MAX_FRAMES = 9, MAX_METAS = 4 };
+  const guint n_frames = c->window ? 9 : 3;
+  const guint fps = c->window ? 50 : 30;
+  const guint n_metas = c->window ? 0 : c->n_metas;
+  g_autofree gchar *what = g_strdup_printf ("vectorscope %s %dx%d, pair %s, "
+                                            "%u bins, %u rectangles, %u "
+                                            "metas%s",
+      c->format, c->width, c->height, c->pair ? c->pair : "U,V", c->bins,
+      c->n_rects, n_metas, c->window ? ", window of 3 hops of 2 frames" : "");
+  g_assert (n_metas <= MAX_METAS);
+  CrTestBox *boxes = g_new (CrTestBox, c->n_rects);
+  for (guint k = 0; k < c->n_rects; k++)
+    boxes[k] = cr_test_box_random (rand_, c->width, c->height);
+  g_autofree gchar *rects = cr_test_boxes_text (boxes, c->n_rects);
+  g_autoptr (GstCaps) caps = gst_caps_new_simple ("video/x-raw", "format",
+      G_TYPE_STRING, c->format, "width", G_TYPE_INT, c->width, "height",
+      G_TYPE_INT, c->height, "framerate", GST_TYPE_FRACTION, fps, 1, NULL);
+  g_autofree gchar *pair =
+      c->pair ? g_strdup_printf ("pair=%s", c->pair) : g_strdup ("");
+  g_autofree gchar *desc = g_strdup_printf ("cudareduce monoid=vectorscope "
+                                            "bins=%u %s regions=\"%s\" "
+                                            "roi-types=car %s",
+      c->bins, pair, rects,
+      c->window ? "interval=40000000 window=120000000" : "");
+  GstHarness *h = gst_harness_new_parse (desc);
+  GstBus *bus = gst_bus_new ();
+  gst_element_set_bus (h->element, bus);
+  gst_object_unref (bus);
+  gst_harness_set_src_caps (h, gst_caps_ref (caps));
+  const CrTestBinning b = cr_test_binning (CR_TYPE_UINT8, c->bins, 0, 0);
+
+  CrTestFrame frames[MAX_FRAMES];
+  CrTestBox metas[MAX_FRAMES][MAX_METAS];
+  for (guint n = 0; n < n_frames; n++) {
+    frames[n] = cr_test_frame_new (
+        rand_, c->format, c->width, c->height, n % 2 ? 0 : 4 * (n + 1));
+    GstBuffer *buf = cr_test_frame_buffer (&frames[n], n);
+    GST_BUFFER_PTS (buf) = gst_util_uint64_scale (n, GST_SECOND, fps);
+    GST_BUFFER_DURATION (buf) = gst_util_uint64_scale (1, GST_SECOND, fps);
+    for (guint m = 0; m < n_metas; m++) {
+      metas[n][m] = cr_test_box_random (rand_, c->width, c->height);
+      metas[n][m].x = MAX (metas[n][m].x, 0);
+      metas[n][m].y = MAX (metas[n][m].y, 0);
+      GstVideoRegionOfInterestMeta *roi =
+          gst_buffer_add_video_region_of_interest_meta (buf, "car",
+              metas[n][m].x, metas[n][m].y, metas[n][m].w, metas[n][m].h);
+      roi->id = 100 * n + m;
+    }
+    fail_unless_equals_int (gst_harness_push (h, buf), GST_FLOW_OK);
+  }
+  g_autoptr (GPtrArray) results = cr_test_results_after_eos (h, what);
+  /* With the window: 4 hops and a frame at EOS. */
+  fail_unless_equals_int (results->len, c->window ? 5 : n_frames);
+  guint64 *want = g_new (guint64, CR_TEST_PAIR_SLOTS (&b));
+  for (guint n = 0; n < results->len; n++) {
+    const GstStructure *s = g_ptr_array_index (results, n);
+    g_autoptr (GstBuffer) out = c->window ? NULL : gst_harness_pull (h);
+    /* The frames the result spans: with the window, from the first of
+     * the hop two before. */
+    const guint first = !c->window ? n : n >= 2 ? 2 * (n - 2) : 0;
+    const guint end = !c->window ? n + 1 : MIN (2 * n + 2, n_frames);
+    guint n_regions = 0;
+    fail_unless (gst_structure_get_uint (s, "regions", &n_regions));
+    fail_unless_equals_int (n_regions, c->n_rects + n_metas);
+    for (guint k = 0; k < n_regions; k++) {
+      const gboolean meta = k >= c->n_rects;
+      const CrTestBox box = cr_test_box_clip (
+          meta ? metas[n][k - c->n_rects] : boxes[k], c->width, c->height);
+      memset (want, 0, CR_TEST_PAIR_SLOTS (&b) * sizeof (guint64));
+      for (guint f = first; f < end; f++)
+        pairs_add (&frames[f], &b, c, box, want);
+      g_autofree gchar *where =
+          g_strdup_printf ("%s, result %u (frames %u to %u), %s %u", what, n,
+              first, end - 1, meta ? "meta" : "rectangle", k);
+      /* The message's arrays over regions, item k; its count per region
+       * as the parameters' count. */
+      g_autoptr (GstStructure) r = region_result (s, k, n_regions);
+      gst_structure_set (r, "count", G_TYPE_UINT64,
+          u64_of (gst_structure_get_value (r, "counts")), NULL);
+      cr_test_check_pairs (r, &b, want, where);
+      if (!meta)
+        continue;
+      GstVideoRegionOfInterestMeta *roi =
+          gst_buffer_get_video_region_of_interest_meta_id (
+              out, 100 * n + k - c->n_rects);
+      fail_unless (roi != NULL, "%s: the meta is gone", where);
+      const GstStructure *params =
+          gst_video_region_of_interest_meta_get_param (roi, "cudareduce");
+      fail_unless (params != NULL, "%s: no parameters on the meta", where);
+      cr_test_check_pairs (params, &b, want, where);
+    }
+  }
+  for (guint n = 0; n < n_frames; n++)
+    g_free (frames[n].data);
+  g_free (want);
+  gst_harness_teardown (h);
+  g_free (boxes);
+}
+
+/* U against V of NV12 (one plane) and I420 (two, with padded lines), R
+ * against G of RGBA; a thousand small regions; sliding windows. */
+GST_START_TEST (test_region_vectorscope)
+{
+  const PairsCase cases[] = {
+    { "NV12", 322, 180, NULL, 1, 2, 16, 12, 3, FALSE },
+    { "I420", 321, 179, NULL, 1, 2, 64, 8, 2, FALSE },
+    { "RGBA", 200, 120, "R,G", 0, 1, 8, 9, 2, FALSE },
+    { "NV12", 640, 360, NULL, 1, 2, 4, 1000, 0, FALSE },
+    { "NV12", 160, 90, NULL, 1, 2, 16, 5, 0, TRUE },
+    { "I420", 160, 90, NULL, 1, 2, 8, 5, 0, TRUE },
+  };
+  for (guint k = 0; k < G_N_ELEMENTS (cases); k++)
+    pairs_case (&cases[k]);
+}
+
+GST_END_TEST;
+
 static const CrTestCase cases[] = {
   CR_TEST_CASE (test_region_histograms),
   CR_TEST_CASE (test_region_signalstats),
   CR_TEST_CASE (test_region_histograms_many),
   CR_TEST_CASE (test_region_histograms_window),
   CR_TEST_CASE (test_region_histograms_cuda_memory),
+  CR_TEST_CASE (test_region_vectorscope),
   { NULL },
 };
 
