@@ -113,6 +113,48 @@ double_of (const GValue *v)
   return 0;
 }
 
+/* A harness of @desc fed @caps, its messages on a bus of its own. */
+static GstHarness *
+harness_of (const gchar *desc, GstCaps *caps)
+{
+  GstHarness *h = gst_harness_new_parse (desc);
+  GstBus *bus = gst_bus_new ();
+  gst_element_set_bus (h->element, bus);
+  gst_object_unref (bus);
+  gst_harness_set_src_caps (h, gst_caps_ref (caps));
+  return h;
+}
+
+/* @n ROI metas of type "car" at random places of frame @frame's @buf
+ * (@width x @height), ids 100 * @frame + m, their boxes in @boxes. */
+static void
+add_car_metas (GstBuffer *buf, guint frame, guint n, gint width, gint height,
+    CrTestBox *boxes)
+{
+  for (guint m = 0; m < n; m++) {
+    boxes[m] = cr_test_box_random (rand_, width, height);
+    boxes[m].x = MAX (boxes[m].x, 0);
+    boxes[m].y = MAX (boxes[m].y, 0);
+    GstVideoRegionOfInterestMeta *roi =
+        gst_buffer_add_video_region_of_interest_meta (
+            buf, "car", boxes[m].x, boxes[m].y, boxes[m].w, boxes[m].h);
+    roi->id = 100 * frame + m;
+  }
+}
+
+/* The parameters the element put on @out's ROI meta @id. */
+static const GstStructure *
+meta_params (GstBuffer *out, gint id, const gchar *where)
+{
+  GstVideoRegionOfInterestMeta *roi =
+      gst_buffer_get_video_region_of_interest_meta_id (out, id);
+  fail_unless (roi != NULL, "%s: the meta is gone", where);
+  const GstStructure *params =
+      gst_video_region_of_interest_meta_get_param (roi, "cudareduce");
+  fail_unless (params != NULL, "%s: no parameters on the meta", where);
+  return params;
+}
+
 /* Fails unless @r, one region's result (or an ROI meta's parameters),
  * gives what @want says of its @n values (per channel where @per_channel),
  * with signalstats' fields where @stats. */
@@ -183,11 +225,7 @@ bins_case (const BinsCase *c)
                                             "%s per-channel=%d regions=\"%s\" "
                                             "roi-types=car",
       c->monoid, bins, c->per_channel, rects);
-  GstHarness *h = gst_harness_new_parse (desc);
-  GstBus *bus = gst_bus_new ();
-  gst_element_set_bus (h->element, bus);
-  gst_object_unref (bus);
-  gst_harness_set_src_caps (h, gst_caps_ref (caps));
+  GstHarness *h = harness_of (desc, caps);
   GstVideoInfo info;
   fail_unless (gst_video_info_from_caps (&info, caps));
   const CrType type =
@@ -201,15 +239,7 @@ bins_case (const BinsCase *c)
     frames[n] = cr_test_frame_new (
         rand_, c->format, c->width, c->height, n % 2 ? 0 : 4 * (n + 1));
     GstBuffer *buf = cr_test_frame_buffer (&frames[n], n);
-    for (guint m = 0; m < c->n_metas; m++) {
-      metas[n][m] = cr_test_box_random (rand_, c->width, c->height);
-      metas[n][m].x = MAX (metas[n][m].x, 0);
-      metas[n][m].y = MAX (metas[n][m].y, 0);
-      GstVideoRegionOfInterestMeta *roi =
-          gst_buffer_add_video_region_of_interest_meta (buf, "car",
-              metas[n][m].x, metas[n][m].y, metas[n][m].w, metas[n][m].h);
-      roi->id = 100 * n + m;
-    }
+    add_car_metas (buf, n, c->n_metas, c->width, c->height, metas[n]);
     fail_unless_equals_int (gst_harness_push (h, buf), GST_FLOW_OK);
   }
   g_autoptr (GPtrArray) results = cr_test_results_after_eos (h, what);
@@ -232,13 +262,8 @@ bins_case (const BinsCase *c)
       check_region (r, &b, c->per_channel, stats, want, nv, where);
       if (!meta)
         continue;
-      GstVideoRegionOfInterestMeta *roi =
-          gst_buffer_get_video_region_of_interest_meta_id (
-              out, 100 * n + k - c->n_rects);
-      fail_unless (roi != NULL, "%s: the meta is gone", where);
       const GstStructure *params =
-          gst_video_region_of_interest_meta_get_param (roi, "cudareduce");
-      fail_unless (params != NULL, "%s: no parameters on the meta", where);
+          meta_params (out, 100 * n + k - c->n_rects, where);
       check_region (params, &b, c->per_channel, stats, want, nv, where);
     }
     g_free (frames[n].data);
@@ -313,11 +338,7 @@ window_case (const gchar *format, const gchar *monoid, gboolean per_channel)
                                             "interval=40000000 "
                                             "window=120000000",
       monoid, per_channel, rects);
-  GstHarness *h = gst_harness_new_parse (desc);
-  GstBus *bus = gst_bus_new ();
-  gst_element_set_bus (h->element, bus);
-  gst_object_unref (bus);
-  gst_harness_set_src_caps (h, gst_caps_ref (caps));
+  GstHarness *h = harness_of (desc, caps);
   const CrTestBinning b = cr_test_binning (CR_TYPE_UINT8, 256, 0, 0);
   const gboolean stats = strcmp (monoid, "signalstats") == 0;
 
@@ -477,11 +498,7 @@ pairs_case (const PairsCase *c)
                                             "roi-types=car %s",
       c->bins, pair, rects,
       c->window ? "interval=40000000 window=120000000" : "");
-  GstHarness *h = gst_harness_new_parse (desc);
-  GstBus *bus = gst_bus_new ();
-  gst_element_set_bus (h->element, bus);
-  gst_object_unref (bus);
-  gst_harness_set_src_caps (h, gst_caps_ref (caps));
+  GstHarness *h = harness_of (desc, caps);
   const CrTestBinning b = cr_test_binning (CR_TYPE_UINT8, c->bins, 0, 0);
 
   CrTestFrame frames[MAX_FRAMES];
@@ -492,15 +509,7 @@ pairs_case (const PairsCase *c)
     GstBuffer *buf = cr_test_frame_buffer (&frames[n], n);
     GST_BUFFER_PTS (buf) = gst_util_uint64_scale (n, GST_SECOND, fps);
     GST_BUFFER_DURATION (buf) = gst_util_uint64_scale (1, GST_SECOND, fps);
-    for (guint m = 0; m < n_metas; m++) {
-      metas[n][m] = cr_test_box_random (rand_, c->width, c->height);
-      metas[n][m].x = MAX (metas[n][m].x, 0);
-      metas[n][m].y = MAX (metas[n][m].y, 0);
-      GstVideoRegionOfInterestMeta *roi =
-          gst_buffer_add_video_region_of_interest_meta (buf, "car",
-              metas[n][m].x, metas[n][m].y, metas[n][m].w, metas[n][m].h);
-      roi->id = 100 * n + m;
-    }
+    add_car_metas (buf, n, n_metas, c->width, c->height, metas[n]);
     fail_unless_equals_int (gst_harness_push (h, buf), GST_FLOW_OK);
   }
   g_autoptr (GPtrArray) results = cr_test_results_after_eos (h, what);
@@ -535,13 +544,8 @@ pairs_case (const PairsCase *c)
       cr_test_check_pairs (r, &b, want, where);
       if (!meta)
         continue;
-      GstVideoRegionOfInterestMeta *roi =
-          gst_buffer_get_video_region_of_interest_meta_id (
-              out, 100 * n + k - c->n_rects);
-      fail_unless (roi != NULL, "%s: the meta is gone", where);
       const GstStructure *params =
-          gst_video_region_of_interest_meta_get_param (roi, "cudareduce");
-      fail_unless (params != NULL, "%s: no parameters on the meta", where);
+          meta_params (out, 100 * n + k - c->n_rects, where);
       cr_test_check_pairs (params, &b, want, where);
     }
   }
