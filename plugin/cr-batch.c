@@ -198,9 +198,13 @@ cr_job_launch (CrJob *job, GError **error)
   g_return_val_if_fail (job->params != NULL, FALSE);
 
   CUdeviceptr results = job->arena->device + job->arena->input_bytes;
+  gboolean ok = cr_device_push (r->device, error);
+  if (ok && !cr_reducer_upgrade (r, error)) {
+    cr_device_pop (r->device);
+    ok = FALSE;
+  }
   void *args[] = { job->params, &r->partials, &r->tickets, &r->state, &results,
     job->ctx };
-  gboolean ok = cr_device_push (r->device, error);
   if (ok) {
     CUresult res =
         r->device->cu->LaunchKernel (r->batch_function, job->params->n, 1, 1,

@@ -5,6 +5,7 @@
 #include "cr-reducer.h"
 #include "cr-region-kernel.h"
 #include "cr-staging.h"
+#include "cr-upgrade.h"
 #include "cr-window-ring.h"
 
 G_BEGIN_DECLS
@@ -46,6 +47,8 @@ struct _CrReducer {
   CrDevice *device;
   const CrProgram *program;
   CrCompiled *compiled;
+  /* The optimized image on its way, while the module is a fast one's. */
+  CrUpgrade *upgrade;
   CUmodule module;
   CUfunction function;
   CUfunction batch_function;
@@ -64,6 +67,7 @@ struct _CrReducer {
   CrGridLimits limits; /* of the kernels above */
   guint channels; /* results per reduction */
   gsize slot_bytes; /* one job's results: channels Out, in whole lines */
+  CrGridBuffers grid; /* what partials and tickets hold */
   CUdeviceptr partials; /* CR_PARTIAL_SLOT_BYTES each */
   CUdeviceptr tickets; /* zeroed unsigned ints: one, or one per tile */
   CUdeviceptr state; /* channels Acc: carried between launches */
@@ -135,6 +139,10 @@ CrBinArgs cr_reducer_bin_args (
  * @per_block a block at least, at most @most. */
 guint cr_reducer_bin_blocks (
     guint64 values, guint64 slots, guint64 per_block, guint most);
+/* Swaps the optimized kernels in for the fast ones (cr-upgrade.h) once
+ * they are compiled, after the launches queued; every launch asks first.
+ * The context is current. */
+gboolean cr_reducer_upgrade (CrReducer *r, GError **error);
 /* Device memory of at least @size bytes in r->staging, after any launch
  * that reads the old. The context is current. */
 gboolean cr_reducer_ensure_staging (CrReducer *r, gsize size, GError **error);

@@ -446,6 +446,10 @@ submit_rects (CrReducer *r, const CrRegion *plane, const CrPairs *pairs,
           rects, n, error)
       || !cr_device_push (r->device, error))
     return NULL;
+  if (!cr_reducer_upgrade (r, error)) {
+    cr_device_pop (r->device);
+    return NULL;
+  }
   CrJob *job = g_new0 (CrJob, 1);
   job->refcount = 1;
   job->reducer = r;

@@ -23,6 +23,11 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (CrReducer, cr_reducer_free)
 
 const CrProgram *cr_reducer_program (const CrReducer *reducer);
 const CrCompiled *cr_reducer_compiled (const CrReducer *reducer);
+/* A reducer whose first image was compiled for time (CrCompiled's fast)
+ * swaps the optimized kernels in at its first launch after they are
+ * compiled, on a thread of their own. This blocks until they are (at once
+ * where none are coming): for tests and benchmarks. */
+void cr_reducer_await_upgrade (CrReducer *reducer);
 /* "32 registers, 0 bytes spilled, 1056 blocks": what the compiler and the
  * occupancy calculator made of the kernel. */
 gchar *cr_reducer_describe (const CrReducer *reducer);
