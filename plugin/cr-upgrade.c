@@ -1,6 +1,49 @@
 /* cr-upgrade.c: the optimized image, compiled on a thread of its own. */
 #include "cr-upgrade.h"
 
+#include <pthread.h>
+#include <stdlib.h>
+
+/* Compiles still running. A process that exits runs its libraries'
+ * destructors, NVRTC's among them, while other threads go on: one inside
+ * NVRTC then crashes. So exit waits for them (at most one compile's time,
+ * whose image then reaches the cache for the next start). */
+static GMutex running_lock;
+static GCond running_cond;
+static guint running;
+
+static void
+wait_for_compiles (void)
+{
+  g_mutex_lock (&running_lock);
+  while (running > 0)
+    g_cond_wait (&running_cond, &running_lock);
+  g_mutex_unlock (&running_lock);
+}
+
+/* A child of fork() has none of its parent's threads. */
+static void
+forget_compiles (void)
+{
+  running = 0;
+}
+
+static void
+count_compile (gint delta)
+{
+  static gsize hooked;
+  if (g_once_init_enter (&hooked)) {
+    atexit (wait_for_compiles);
+    pthread_atfork (NULL, NULL, forget_compiles);
+    g_once_init_leave (&hooked, 1);
+  }
+  g_mutex_lock (&running_lock);
+  running += delta;
+  if (running == 0)
+    g_cond_broadcast (&running_cond);
+  g_mutex_unlock (&running_lock);
+}
+
 struct _CrUpgrade {
   gint refs; /* the thread's and the owner's */
   gchar *source;
@@ -45,6 +88,7 @@ compile_thread (gpointer data)
   g_cond_broadcast (&u->done_cond);
   g_mutex_unlock (&u->lock);
   upgrade_unref (u);
+  count_compile (-1);
   return NULL;
 }
 
@@ -58,9 +102,11 @@ cr_upgrade_start (const gchar *source, gint arch)
   g_mutex_init (&u->lock);
   g_cond_init (&u->done_cond);
   g_autoptr (GError) why = NULL;
+  count_compile (1);
   GThread *thread =
       g_thread_try_new ("cudareduce-compile", compile_thread, u, &why);
   if (thread == NULL) {
+    count_compile (-1);
     g_debug ("no thread to compile the optimized kernels on: %s", why->message);
     u->refs = 1;
     upgrade_unref (u);

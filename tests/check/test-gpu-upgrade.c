@@ -80,8 +80,10 @@ upgrade_case (guint channels)
       fail_unless_equals_uint64 (count, rows[q] * channels);
       cr_job_unref (jobs[q]);
     }
-    /* Fast kernels until the swap, the optimized ones after. */
-    fail_unless_equals_int (cr_reducer_compiled (r)->fast, fast && round == 0);
+    /* The optimized ones after the swap (round 0 may see it too, where
+     * they compile sooner than its launches take). */
+    if (round > 0)
+      fail_if (cr_reducer_compiled (r)->fast);
   }
   cr_reducer_free (r);
   cr_program_free (program);
