@@ -257,7 +257,7 @@ static gboolean
 fast_possible (const CrNvrtcFacts *facts, const GStrv user)
 {
   guint major = 0, minor = 0;
-  if (g_strcmp0 (g_getenv (CR_FAST_START_ENV), "0") == 0 || (user && user[0])
+  if (g_strcmp0 (g_getenv (CR_FAST_START_ENV), "1") != 0 || (user && user[0])
       || sscanf (facts->version, "%u.%u", &major, &minor) != 2)
     return FALSE;
   return major > 12 || (major == 12 && minor >= 8);
