@@ -113,9 +113,19 @@ CR_ABI_ASSERT ((CR_BLOCK_THREADS + CR_BLOCK_THREADS / CR_WARP_THREADS)
 /* Flags of a segment. CARRY: the segment continues the state before it
  * (the previous segment's, or for the first the state of the launches
  * before). EMIT: the segment ends a result, written to
- * results[result * channels ...]. */
+ * results[result * channels ...]. HOP (with EMIT): the segment ends a hop
+ * of a sliding window (kernels/window.cu): its state goes to the ring's
+ * slot CR_SEGMENT_SLOT, and its result combines the CR_SEGMENT_SPAN slots
+ * that end there, over the rows of the batch's CrBatchWindow. */
 #define CR_SEGMENT_CARRY 1u
 #define CR_SEGMENT_EMIT 2u
+#define CR_SEGMENT_HOP 4u
+/* A window's slots and span, in the flags' upper bits. */
+#define CR_SEGMENT_MAX_HOPS 4095u
+#define CR_SEGMENT_HOP_FLAGS(slot, span) \
+  (CR_SEGMENT_HOP | (cr_u32) (slot) << 8 | (cr_u32) (span) << 20)
+#define CR_SEGMENT_SLOT(flags) (((flags) >> 8) & CR_SEGMENT_MAX_HOPS)
+#define CR_SEGMENT_SPAN(flags) ((flags) >> 20)
 
 /* One reduction of a batch. */
 struct CrSegment {
@@ -157,6 +167,25 @@ CR_ABI_ASSERT (sizeof (struct CrBatch) == 16 + 32 * CR_BATCH_MAX
 /* Under the 4 KiB of kernel parameters that every driver accepts. */
 CR_ABI_ASSERT (sizeof (struct CrBatch) <= 4096, "CrBatch fits a launch");
 
+/* Where segments of a batch end hops of a sliding window
+ * (CR_SEGMENT_HOP): in the batch's pinned memory, after its CR_BATCH_MAX
+ * results (CR_BATCH_WINDOW_OFFSET from their start), written by the host
+ * as it gathers, so that the kernel's parameters keep their size. */
+struct CrBatchWindow {
+  cr_u64 ring; /* device address of the ring's slots of channels Acc */
+  cr_u32 ring_hops; /* its slots */
+  cr_u32 unused;
+  cr_u64 rows[CR_BATCH_MAX]; /* segment s's window's rows, per channel */
+};
+#define CR_BATCH_WINDOW_OFFSET(result_bytes) \
+  (((cr_u64) (result_bytes) * CR_BATCH_MAX + 7) / 8 * 8)
+
+CR_ABI_ASSERT (CR_ABI_OFFSETOF (struct CrBatchWindow, ring) == 0
+        && CR_ABI_OFFSETOF (struct CrBatchWindow, ring_hops) == 8
+        && CR_ABI_OFFSETOF (struct CrBatchWindow, rows) == 16
+        && sizeof (struct CrBatchWindow) == 16 + 8 * CR_BATCH_MAX,
+    "CrBatchWindow layout");
+
 /* A kernel's parameters take at most the 4 KiB every driver accepts (CUDA
  * 12.1 allows more on Volta and later, with drivers as new). The monoid's
  * Ctx is passed by value last; the most any kernel passes before it is
@@ -171,10 +200,12 @@ CR_ABI_ASSERT (sizeof (struct CrBatch) <= 4096, "CrBatch fits a launch");
  * the range, above it, and NaN, each a cr_u64. */
 #define CR_BINS_EXTRA 3
 #define CR_BIN_SLOTS(bins) ((bins) + CR_BINS_EXTRA)
-/* Dynamic shared memory the histogram kernel's counters may take: within
- * the 48 KiB a block has without opting in, beside its static data (the
- * ticket's flag, 8-bit input's table of slots: 1 KiB). */
-#define CR_BINS_SHARED_MAX_BYTES (46 * 1024)
+/* Dynamic shared memory the histogram kernels' counters may take: within
+ * the 48 KiB a block has without opting in, beside their static data, up
+ * to 4.6 KiB: 8-bit input's table of slots (1 KiB), the percentiles'
+ * runs (2 KiB), a block's warp totals (CR_WARPS accumulators of up to
+ * CR_ACC_MAX_BYTES) and the ticket's flag. */
+#define CR_BINS_SHARED_MAX_BYTES (43 * 1024)
 /* Counters a histogram keeps per reduction on the GPU (channels times
  * slots), twice over (the counts and the carried state); the host refuses
  * more before allocating. */
@@ -222,6 +253,17 @@ CR_ABI_ASSERT (sizeof (struct CrBinArgs) + 12 * 8 <= CR_PARAMS_BEFORE_CTX,
  * way each region's state is kept for the next launch. */
 #define CR_REGIONS_CARRY 1u
 #define CR_REGIONS_EMIT 2u
+/* A block map's entry for a group of regions a warp each (regions.cu):
+ * the bit, the count (1 to CR_BLOCK_THREADS / CR_WARP_THREADS) and the
+ * first region's index; the group's regions are consecutive. */
+#define CR_REGION_GROUP_BIT 0x80000000u
+#define CR_REGION_GROUP(first, size) \
+  (CR_REGION_GROUP_BIT | (size) << 16 | (first))
+#define CR_REGION_GROUP_SIZE(entry) ((entry) >> 16 & 0xffu)
+#define CR_REGION_GROUP_FIRST(entry) ((entry) & 0xffffu)
+CR_ABI_ASSERT (CR_REGIONS_MAX <= 0x10000
+        && CR_BLOCK_THREADS / CR_WARP_THREADS <= 0xff,
+    "a group's entry holds its first region and its size");
 
 /* One region of a plane: @lines lines of @width rows (pixels) of the
  * launch's channels, the first at @offset bytes from the plane's start,

@@ -49,11 +49,42 @@ cr_fold_segment (const CrSegment &seg, unsigned int channels, CrAccWords *sh,
   cr_fold_rows (sh, per_pass, channels, ctx);
 }
 
+#if CR_WITH_WINDOW
+/* kernels/window.cu: keeps a hop's state in the ring and combines the
+ * window's. */
+static __device__ Acc cr_ring_end_hop (Acc *ring, unsigned int ring_hops,
+    unsigned int last, unsigned int hops, unsigned int channels,
+    unsigned int c, const Acc &hop, const Ctx &ctx);
+#endif
+
+/* What segment @s, which emits and is folded (it carries, or ends a
+ * hop), finalizes for channel @c from @running, the state it ends. */
+static __device__ Out
+cr_segment_result (const CrSegment &g, unsigned int s, unsigned int c,
+    unsigned int channels, const Acc &running, const Out *results,
+    const Ctx &ctx)
+{
+#if CR_WITH_WINDOW
+  if (g.flags & CR_SEGMENT_HOP) {
+    /* The host put the window after the batch's results. */
+    const CrBatchWindow *window = reinterpret_cast<const CrBatchWindow *> (
+        reinterpret_cast<const char *> (results)
+        + CR_BATCH_WINDOW_OFFSET (channels * sizeof (Out)));
+    const Acc acc = cr_ring_end_hop (reinterpret_cast<Acc *> (window->ring),
+        window->ring_hops, CR_SEGMENT_SLOT (g.flags),
+        CR_SEGMENT_SPAN (g.flags), channels, c, running, ctx);
+    return cr_finalize (acc, window->rows[s], ctx);
+  }
+#endif
+  return cr_finalize (running, g.row_base + g.rows, ctx);
+}
+
 /* partials: CR_BATCH_MAX * channels slots; ticket: zero before the first
  * launch, and left zero by every launch
  * state:    channels accumulators: the state before the batch, for a first
  *           segment that carries; receives the state after it
- * results:  channels Out per result */
+ * results:  channels Out per result, then (for a program with a window's
+ *           kernels) the batch's CrBatchWindow */
 extern "C" __global__ void __launch_bounds__ (CR_BLOCK_THREADS)
 cr_reduce_batch (const CrBatch batch, CrAccWords *partials,
     unsigned int *ticket, Acc *state, Out *results, const Ctx ctx)
@@ -86,9 +117,10 @@ cr_reduce_batch (const CrBatch batch, CrAccWords *partials,
           partials + (unsigned long long) s * channels + c);
       running = (g.flags & CR_SEGMENT_CARRY) ? cr_combine (running, part, ctx)
                                              : part;
-      if (g.flags == (CR_SEGMENT_CARRY | CR_SEGMENT_EMIT))
+      /* Those that only emit, their own blocks finalized. */
+      if ((g.flags & CR_SEGMENT_EMIT) && g.flags != CR_SEGMENT_EMIT)
         results[(unsigned long long) g.result * channels + c] =
-            cr_finalize (running, g.row_base + g.rows, ctx);
+            cr_segment_result (g, s, c, channels, running, results, ctx);
     }
     state[c] = running;
   }

@@ -9,13 +9,32 @@
  * states that end there, oldest first (a monoid's combine need not
  * commute), finalizes them over the window's @count rows, and writes the
  * result over the one the hop's own launch wrote, so the host reads it as
- * any other. */
+ * any other. A hop that ends in a batch of small reductions needs no
+ * launch of its own: the batch kernel's fold keeps its state in the ring
+ * and combines the window (cr_ring_end_hop). */
 
 /* The slot @back hops before @last in a ring of @ring_hops. */
 static __device__ __forceinline__ unsigned long long
 cr_ring_slot (unsigned int last, unsigned int back, unsigned int ring_hops)
 {
   return (last + ring_hops - back) % ring_hops;
+}
+
+/* Channel @c of a hop's state @hop into slot @last, and the window of the
+ * @hops slots that end there combined, oldest first. Each thread reads
+ * only the channel it wrote. The batch kernel's fold calls it for the
+ * segments that end hops. */
+static __device__ Acc
+cr_ring_end_hop (Acc *ring, unsigned int ring_hops, unsigned int last,
+    unsigned int hops, unsigned int channels, unsigned int c, const Acc &hop,
+    const Ctx &ctx)
+{
+  ring[(unsigned long long) last * channels + c] = hop;
+  Acc acc = ring[cr_ring_slot (last, hops - 1, ring_hops) * channels + c];
+  for (unsigned int back = hops - 1; back-- > 0;)
+    acc = cr_combine (
+        acc, ring[cr_ring_slot (last, back, ring_hops) * channels + c], ctx);
+  return acc;
 }
 
 /* ring:   ring_hops slots of channels Acc

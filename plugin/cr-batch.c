@@ -14,7 +14,9 @@ gboolean
 cr_reducer_can_gather (const CrReducer *r, const CrRegion *region)
 {
   const gsize bytes = region->row_bytes * region->n_rows;
-  /* The histogram kernel counts one reduction a launch. */
+  /* The histogram kernel counts one reduction a launch. Without bins, a
+   * window's ring has states (cr_monoid_has_accumulator), which the batch
+   * kernel keeps. */
   return r->batch_function != NULL && r->program->bins == 0
       && bytes <= CR_GATHER_MAX_BYTES
       && (region->n_rows <= 1 || region->stride == region->row_bytes)
@@ -45,8 +47,10 @@ take_arena (CrReducer *r, GError **error)
   a->input_bytes = ARENA_INPUT_BYTES;
   a->result_bytes = r->program->out.size * r->channels;
   a->capacity = CR_BATCH_MAX;
+  /* Input, results, and the window of the segments that end hops. */
   CUresult res = cu->MemHostAlloc ((void **)&a->host,
-      a->input_bytes + CR_BATCH_MAX * a->result_bytes,
+      a->input_bytes + CR_BATCH_WINDOW_OFFSET (a->result_bytes)
+          + sizeof (CrBatchWindow),
       CU_MEMHOSTALLOC_DEVICEMAP);
   if (res == CUDA_SUCCESS)
     res = cu->MemHostGetDevicePointer (&a->device, a->host, 0);
@@ -64,6 +68,31 @@ void
 cr_reducer_drop_gathered (CrReducer *r)
 {
   cr_reducer_forget_gathered (r);
+}
+
+/* @seg, the batch's next, ends a hop of the reducer's sliding window: the
+ * kernel keeps its state in the ring and combines the window's into its
+ * result, over the rows returned (per channel) and written where the
+ * kernel reads them. */
+static guint64
+gather_hop_end (CrReducer *r, const CrSubmitOptions *options, CrSegment *seg)
+{
+  CrArena *a = r->gather.arena;
+  CrBatchWindow *window = (CrBatchWindow *)(a->host + a->input_bytes
+      + CR_BATCH_WINDOW_OFFSET (a->result_bytes));
+  const CrHopEnd end = {
+    .hop = options->hop,
+    .window_hops = options->window_hops,
+    .rows = seg->row_base + seg->rows - options->window_base,
+  };
+  guint slot, span;
+
+  window->ring = r->window.states;
+  window->ring_hops = r->window.hops;
+  window->rows[r->gather.params.n] =
+      cr_window_ring_note_rows (&r->window, &end, &slot, &span);
+  seg->flags |= CR_SEGMENT_HOP_FLAGS (slot, span);
+  return window->rows[r->gather.params.n];
 }
 
 gboolean
@@ -122,8 +151,10 @@ cr_reducer_gather (CrReducer *r, const CrRegion *region, const guint8 *ctx,
   if (!options || !options->discard_result) {
     seg->flags |= CR_SEGMENT_EMIT;
     seg->result = r->gather.n_results;
-    r->gather.counts[r->gather.n_results] =
-        (seg->row_base + seg->rows) * r->channels;
+    guint64 rows = seg->row_base + seg->rows;
+    if (cr_reducer_ends_window (r, options))
+      rows = gather_hop_end (r, options, seg);
+    r->gather.counts[r->gather.n_results] = rows * r->channels;
     *result = r->gather.n_results++;
   } else {
     seg->result = 0;
@@ -167,9 +198,13 @@ cr_job_launch (CrJob *job, GError **error)
   g_return_val_if_fail (job->params != NULL, FALSE);
 
   CUdeviceptr results = job->arena->device + job->arena->input_bytes;
+  gboolean ok = cr_device_push (r->device, error);
+  if (ok && !cr_reducer_upgrade (r, error)) {
+    cr_device_pop (r->device);
+    ok = FALSE;
+  }
   void *args[] = { job->params, &r->partials, &r->tickets, &r->state, &results,
     job->ctx };
-  gboolean ok = cr_device_push (r->device, error);
   if (ok) {
     CUresult res =
         r->device->cu->LaunchKernel (r->batch_function, job->params->n, 1, 1,

@@ -8,6 +8,7 @@
 #include "cr-error.h"
 #include "cr-nvrtc-facts.h"
 
+#include <stdio.h>
 #include <string.h>
 
 void
@@ -211,9 +212,11 @@ typedef struct {
   gchar *target; /* "sm_90" or "compute_90" */
   gboolean want_ptx;
   gchar *arch_option;
-  /* The target, --std=c++17, then the user's (CR_NVRTC_OPTIONS_ENV) */
+  /* The target, --std=c++17, CR_FAST_COMPILE_OPTION for a fast compile,
+   * then the user's (CR_NVRTC_OPTIONS_ENV) */
   GPtrArray *options;
   gchar *key; /* NULL without the cache */
+  gboolean fast; /* CR_FAST_COMPILE_OPTION among the options */
 } CompileSetup;
 
 static void
@@ -248,9 +251,21 @@ user_options (GStrv *options, GError **error)
   return FALSE;
 }
 
+/* Whether a compile for time (CR_COMPILE_FAST) is to be had from this
+ * NVRTC with these @user options. */
+static gboolean
+fast_possible (const CrNvrtcFacts *facts, const GStrv user)
+{
+  guint major = 0, minor = 0;
+  if (g_strcmp0 (g_getenv (CR_FAST_START_ENV), "1") != 0 || (user && user[0])
+      || sscanf (facts->version, "%u.%u", &major, &minor) != 2)
+    return FALSE;
+  return major > 12 || (major == 12 && minor >= 8);
+}
+
 static gboolean
 setup_from (CompileSetup *setup, const CrNvrtcFacts *facts, const gchar *source,
-    gint arch, gboolean keyed, GError **error)
+    gint arch, gboolean keyed, gboolean fast, GError **error)
 {
   setup_clear (setup);
   gint target = choose_target (facts, arch, error);
@@ -266,6 +281,9 @@ setup_from (CompileSetup *setup, const CrNvrtcFacts *facts, const gchar *source,
   setup->options = g_ptr_array_new_with_free_func (g_free);
   g_ptr_array_add (setup->options, g_strdup (setup->arch_option));
   g_ptr_array_add (setup->options, g_strdup ("--std=c++17"));
+  setup->fast = fast && fast_possible (facts, user);
+  if (setup->fast)
+    g_ptr_array_add (setup->options, g_strdup (CR_FAST_COMPILE_OPTION));
   for (guint k = 0; user && user[k]; k++)
     g_ptr_array_add (setup->options, g_strdup (user[k]));
   /* Options are part of the key: an image of other options is another
@@ -302,9 +320,11 @@ nvrtc_facts (CrCache *cache, const CrNvrtc **rtc, GError **error)
   return facts;
 }
 
-CrCompiled *
-cr_compile (const gchar *source, gint arch, CrCompileFlags flags,
-    gchar **log_out, GError **error)
+/* cr_compile(), for time where @fast, or only from the cache where
+ * @lookup_only (NULL without an error on a miss). */
+static CrCompiled *
+compile (const gchar *source, gint arch, CrCompileFlags flags, gboolean fast,
+    gboolean lookup_only, gchar **log_out, GError **error)
 {
   g_autoptr (GTimer) timer = g_timer_new ();
   g_autoptr (CrCache) cache =
@@ -317,8 +337,8 @@ cr_compile (const gchar *source, gint arch, CrCompileFlags flags,
   /* With facts from a note, no target that fits may mean a wrong note:
    * that is decided below, once NVRTC is open. */
   g_autoptr (GError) no_target = NULL;
-  const gboolean set = setup_from (
-      &setup, facts, source, arch, cache != NULL, rtc ? error : &no_target);
+  const gboolean set = setup_from (&setup, facts, source, arch, cache != NULL,
+      fast, rtc ? error : &no_target);
   if (!set && rtc)
     return NULL;
 
@@ -340,7 +360,7 @@ cr_compile (const gchar *source, gint arch, CrCompileFlags flags,
       g_autoptr (GError) why = NULL;
       if (!cr_nvrtc_facts_note (cache, actual, &why))
         g_debug ("NVRTC's facts not noted in the cache: %s", why->message);
-      if (!setup_from (&setup, actual, source, arch, TRUE, error))
+      if (!setup_from (&setup, actual, source, arch, TRUE, fast, error))
         return NULL;
       if (lookup)
         c->image = cache_lookup (cache, setup.key, setup.want_ptx);
@@ -351,11 +371,14 @@ cr_compile (const gchar *source, gint arch, CrCompileFlags flags,
   }
   c->is_ptx = setup.want_ptx;
   c->target = g_strdup (setup.target);
+  c->fast = setup.fast;
   if (c->image) {
     c->from_cache = TRUE;
     c->seconds = g_timer_elapsed (timer, NULL);
     return g_steal_pointer (&c);
   }
+  if (lookup_only)
+    return NULL;
 
   g_autofree gchar *log = NULL;
   c->image =
@@ -371,4 +394,23 @@ cr_compile (const gchar *source, gint arch, CrCompileFlags flags,
     cache_store (cache, setup.key, c->image, setup.want_ptx);
   c->seconds = g_timer_elapsed (timer, NULL);
   return g_steal_pointer (&c);
+}
+
+CrCompiled *
+cr_compile (const gchar *source, gint arch, CrCompileFlags flags, gchar **log,
+    GError **error)
+{
+  if (!(flags & CR_COMPILE_FAST)
+      || (flags & (CR_COMPILE_NO_CACHE | CR_COMPILE_REFRESH)))
+    return compile (source, arch, flags, FALSE, FALSE, log, error);
+  /* The optimized image where an earlier run left it. */
+  GError *miss = NULL;
+  CrCompiled *c = compile (source, arch, flags, FALSE, TRUE, log, &miss);
+  if (miss) {
+    g_propagate_error (error, miss);
+    return NULL;
+  }
+  if (c)
+    return c;
+  return compile (source, arch, flags, TRUE, FALSE, log, error);
 }

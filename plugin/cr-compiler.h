@@ -24,6 +24,9 @@ typedef struct {
   gboolean from_cache;
   gchar *log; /* NVRTC's warnings, or NULL */
   gdouble seconds; /* spent in NVRTC or reading the cache */
+  /* Compiled for time rather than speed (CR_COMPILE_FAST): the optimized
+   * image is still to come. */
+  gboolean fast;
 } CrCompiled;
 
 void cr_compiled_free (CrCompiled *compiled);
@@ -38,7 +41,20 @@ typedef enum {
   CR_COMPILE_DEFAULT = 0,
   CR_COMPILE_NO_CACHE = 1 << 0, /* neither read nor write the disk cache */
   CR_COMPILE_REFRESH = 1 << 1, /* ignore a cached entry, overwrite it */
+  /* The optimized image where the cache has it; else, where
+   * CR_FAST_START_ENV is "1", one NVRTC compiles in a fraction of the time
+   * (CR_FAST_COMPILE_OPTION), kept under a key of its own, whose kernels
+   * are slower. Without it, where NVRTC has no such option (before 12.8),
+   * or where the user gives options of their own (CR_NVRTC_OPTIONS_ENV),
+   * the optimized one as without the flag. */
+  CR_COMPILE_FAST = 1 << 2,
 } CrCompileFlags;
+
+/* What CR_COMPILE_FAST adds to the options (NVRTC 12.8 and later). */
+#define CR_FAST_COMPILE_OPTION "--Ofast-compile=max"
+/* "1": fast starts (CR_COMPILE_FAST). Off otherwise, until the GPU suite
+ * has run with them on. */
+#define CR_FAST_START_ENV "GST_CUDAREDUCE_FAST_START"
 
 /* @arch is the compute capability as major * 10 + minor (90 for sm_90).
  * On a compile error, *@log (when not NULL) receives NVRTC's log. */

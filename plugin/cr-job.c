@@ -56,6 +56,9 @@ cr_job_read (const CrJob *job, guint k, guint8 *out, guint64 *count)
   if (job->slot) {
     cr_program_unpack (
         job->reducer->program, job->channels, job->slot->host, out);
+  } else if (job->arena->regions) {
+    cr_program_unpack_region (job->reducer->program, job->channels,
+        job->n_results, k, job->arena->host + job->arena->input_bytes, out);
   } else {
     const CrArena *a = job->arena;
     memcpy (out, a->host + a->input_bytes + k * a->result_bytes, size);

@@ -336,11 +336,41 @@ cr_program_unpack (
     memcpy (values, device, (gsize)channels * p->out.size);
     return;
   }
+  cr_program_unpack_parts (p, channels, device,
+      device + CR_BINS_RESULT_OFFSET (channels, p->out_device.size), values);
+}
+
+gsize
+cr_program_bins_bytes (const CrProgram *p, guint channels)
+{
+  return (gsize)channels
+      * (CR_BIN_SLOTS (p->bins) * sizeof (guint64)
+          + p->n_points * sizeof (gdouble));
+}
+
+void
+cr_program_unpack_region (const CrProgram *p, guint channels, guint n, guint k,
+    const guint8 *device, guint8 *values)
+{
+  const gsize outs = (gsize)channels * p->out_device.size;
+  if (p->bins == 0) {
+    memcpy (values, device + k * outs, outs);
+    return;
+  }
+  cr_program_unpack_parts (p, channels, device + k * outs,
+      device + CR_BINS_RESULT_OFFSET ((gsize)n * channels, p->out_device.size)
+          + k * cr_program_bins_bytes (p, channels),
+      values);
+}
+
+void
+cr_program_unpack_parts (const CrProgram *p, guint channels,
+    const guint8 *device, const guint8 *counts, guint8 *values)
+{
   const gsize out_bytes = p->out_device.size;
   const gsize counts_bytes = CR_BIN_SLOTS (p->bins) * sizeof (guint64);
   const gsize points_bytes = p->n_points * sizeof (gdouble);
   const gsize counts_at = (out_bytes + 7) / 8 * 8;
-  const guint8 *counts = device + CR_BINS_RESULT_OFFSET (channels, out_bytes);
   const guint8 *points = counts + channels * counts_bytes;
   for (guint c = 0; c < channels; c++) {
     guint8 *value = values + c * p->out.size;
@@ -481,10 +511,10 @@ cr_program_new_with (CrMonoid *monoid, CrType in, CrKernels kernels)
   g_string_append_printf (s,
       "#define CR_WITH_PITCHED %d\n#define CR_WITH_CHANNELS %d\n"
       "#define CR_WITH_VEC2 %d\n#define CR_WITH_VEC4 %d\n"
-      "#define CR_WITH_VEC8 %d\n",
+      "#define CR_WITH_VEC8 %d\n#define CR_WITH_WINDOW %d\n",
       !!(kernels & CR_KERNELS_PITCHED), !!(kernels & CR_KERNELS_CHANNELS),
       !!(kernels & CR_KERNELS_VEC2), !!(kernels & CR_KERNELS_VEC4),
-      !!(kernels & CR_KERNELS_VEC8));
+      !!(kernels & CR_KERNELS_VEC8), !!(kernels & CR_KERNELS_WINDOW));
   if (p->bins)
     g_string_append_printf (s,
         "#define CR_BINS %u\n#define CR_BIN_BODY %d\n"

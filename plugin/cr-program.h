@@ -103,6 +103,19 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (CrProgram, cr_program_free)
  * bytes). */
 void cr_program_unpack (const CrProgram *program, guint channels,
     const guint8 *device, guint8 *values);
+/* The same, from @device's Out of each channel and @counts, every
+ * channel's counts then percentiles, apart. */
+void cr_program_unpack_parts (const CrProgram *program, guint channels,
+    const guint8 *device, const guint8 *counts, guint8 *values);
+/* The bytes of @channels channels' counts and percentiles, as the
+ * kernels write them after the Out. */
+gsize cr_program_bins_bytes (const CrProgram *program, guint channels);
+/* Region @k's results of @n, as the regions' kernels write them in one
+ * launch's @device: every region's Out (channels each), then from a
+ * cr_u64 boundary (CR_BINS_RESULT_OFFSET of them all) every region's
+ * counts and percentiles (cr_program_bins_bytes each). */
+void cr_program_unpack_region (const CrProgram *program, guint channels,
+    guint n, guint k, const guint8 *device, guint8 *values);
 
 /* @source with each line prefixed by its number, as compiler logs cite it. */
 gchar *cr_source_number_lines (const gchar *source);

@@ -181,6 +181,10 @@ cr_reducer_submit_pairs (CrReducer *r, const CrPairs *pairs, const guint8 *ctx,
   }
   if (!cr_device_push (r->device, error))
     return NULL;
+  if (!cr_reducer_upgrade (r, error)) {
+    cr_device_pop (r->device);
+    return NULL;
+  }
   CrJob *job = cr_reducer_new_job (r,
       (options ? options->rows_before : 0) + x->row_bytes / x_pixel * x->n_rows,
       error);

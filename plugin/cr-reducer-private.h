@@ -5,6 +5,7 @@
 #include "cr-reducer.h"
 #include "cr-region-kernel.h"
 #include "cr-staging.h"
+#include "cr-upgrade.h"
 #include "cr-window-ring.h"
 
 G_BEGIN_DECLS
@@ -26,6 +27,7 @@ typedef struct {
  * reads them (kernels/cr-abi.h, which checks the layout on both sides). */
 typedef struct CrSegment CrSegment;
 typedef struct CrBatch CrBatch;
+typedef struct CrBatchWindow CrBatchWindow;
 /* Where the kernels that count bins keep the counts (kernels/cr-abi.h). */
 typedef struct CrBinArgs CrBinArgs;
 
@@ -37,14 +39,16 @@ typedef struct {
   gsize input_bytes; /* where the results start */
   gsize result_bytes; /* of one result: channels Out, as the kernel packs
                          them (so also the channels it was made for) */
-  guint capacity; /* results: CR_BATCH_MAX, or a launch over regions'
-                     CR_REGIONS_MAX */
+  guint capacity; /* results: CR_BATCH_MAX, or a launch over regions' */
+  gboolean regions; /* a launch over regions' (cr-reducer-regions.c) */
 } CrArena;
 
 struct _CrReducer {
   CrDevice *device;
   const CrProgram *program;
   CrCompiled *compiled;
+  /* The optimized image on its way, while the module is a fast one's. */
+  CrUpgrade *upgrade;
   CUmodule module;
   CUfunction function;
   CUfunction batch_function;
@@ -63,6 +67,7 @@ struct _CrReducer {
   CrGridLimits limits; /* of the kernels above */
   guint channels; /* results per reduction */
   gsize slot_bytes; /* one job's results: channels Out, in whole lines */
+  CrGridBuffers grid; /* what partials and tickets hold */
   CUdeviceptr partials; /* CR_PARTIAL_SLOT_BYTES each */
   CUdeviceptr tickets; /* zeroed unsigned ints: one, or one per tile */
   CUdeviceptr state; /* channels Acc: carried between launches */
@@ -134,6 +139,10 @@ CrBinArgs cr_reducer_bin_args (
  * @per_block a block at least, at most @most. */
 guint cr_reducer_bin_blocks (
     guint64 values, guint64 slots, guint64 per_block, guint most);
+/* Swaps the optimized kernels in for the fast ones (cr-upgrade.h) once
+ * they are compiled, after the launches queued; every launch asks first.
+ * The context is current. */
+gboolean cr_reducer_upgrade (CrReducer *r, GError **error);
 /* Device memory of at least @size bytes in r->staging, after any launch
  * that reads the old. The context is current. */
 gboolean cr_reducer_ensure_staging (CrReducer *r, gsize size, GError **error);
@@ -142,6 +151,11 @@ gboolean cr_reducer_take_event (CrReducer *r, CrJob *job, GError **error);
 /* Gives @job's slot, arena and event back to the reducer's pools and
  * frees it (the last reference went, cr-job.c). */
 void cr_reducer_recycle_job (CrReducer *r, CrJob *job);
+/* Whether a submission with @options ends a hop of a sliding window: its
+ * state is kept in the ring, after its own launch (cr_reducer_end_window)
+ * or in its batch's (cr-batch.c). */
+gboolean cr_reducer_ends_window (
+    const CrReducer *reducer, const CrSubmitOptions *options);
 /* After the launches of a submission with @options that ends a hop of a
  * window: keeps the hop's state in the ring and, where the result spans
  * more than this hop, combines the ring's into @result; @job's count

@@ -12,27 +12,31 @@
 #define BLOCKS_BYTES (CR_REGION_BLOCKS_MAX * sizeof (guint32))
 #define TABLE_BYTES (RECTS_BYTES + BLOCKS_BYTES + CR_REGIONS_MAX * 8)
 
-/* Pinned memory for one launch: its table, then its results. The
- * reducer's context is current. */
+/* Pinned memory for one launch of @n regions: its table, then its
+ * results, for a power of two of regions from 64 (a histogram's results
+ * take kilobytes a region). The reducer's context is current. */
 static CrArena *
-take_arena (CrReducer *r, GError **error)
+take_arena (CrReducer *r, guint n, GError **error)
 {
   const CrDriver *cu = r->device->cu;
   CrArena *a = NULL;
 
   g_mutex_lock (&r->lock);
-  if (r->free_region_arenas->len > 0)
-    a = g_ptr_array_steal_index_fast (
-        r->free_region_arenas, r->free_region_arenas->len - 1);
+  for (guint k = 0; a == NULL && k < r->free_region_arenas->len; k++)
+    if (((CrArena *)g_ptr_array_index (r->free_region_arenas, k))->capacity
+        >= n)
+      a = g_ptr_array_steal_index_fast (r->free_region_arenas, k);
   g_mutex_unlock (&r->lock);
   if (a)
     return a;
   a = g_new0 (CrArena, 1);
+  a->regions = TRUE;
   a->input_bytes = TABLE_BYTES;
   a->result_bytes = r->program->out.size * r->channels;
-  a->capacity = CR_REGIONS_MAX;
+  a->capacity =
+      MIN (CR_REGIONS_MAX, MAX (64, 1u << g_bit_storage (MAX (n, 1) - 1)));
   CUresult res = cu->MemHostAlloc ((void **)&a->host,
-      a->input_bytes + CR_REGIONS_MAX * a->result_bytes,
+      a->input_bytes + a->capacity * a->result_bytes,
       CU_MEMHOSTALLOC_DEVICEMAP);
   if (res == CUDA_SUCCESS)
     res = cu->MemHostGetDevicePointer (&a->device, a->host, 0);
@@ -46,41 +50,71 @@ take_arena (CrReducer *r, GError **error)
   return a;
 }
 
+/* Values a warp reads at most where it reads a region alone: what a
+ * thread of a block reads at least (VALUES_PER_BLOCK), 16 a lane. */
+#define WARP_VALUES_MAX (CR_WARP_THREADS * 16u)
+#define GROUP_MAX (CR_BLOCK_THREADS / CR_WARP_THREADS)
+
+static guint64
+region_blocks (const CrRect *rect, guint channels, guint64 per_block)
+{
+  return MAX (
+      1, (rect->width * rect->lines * channels + per_block - 1) / per_block);
+}
+
 /* Fills @out and @block_region with the blocks of @rects: each as many as
- * its values need, at least one. Returns the grid's blocks. */
+ * its values need, at least one. With @groups, runs of small regions (up
+ * to WARP_VALUES_MAX values) share blocks instead, a warp each: a block
+ * of 256 threads would spend most of a 16 x 16 region's time in its
+ * block-wide total. Returns the grid's blocks. */
 static guint
-assign_blocks (const CrRect *rects, guint n, guint channels,
+assign_blocks (const CrRect *rects, guint n, guint channels, gboolean groups,
     struct CrRegionRect *out, guint32 *block_region)
 {
   guint64 per_block = VALUES_PER_BLOCK, total;
+  /* Counted without groups, which only take fewer. */
   for (;; per_block *= 2) {
     total = 0;
     for (guint k = 0; k < n; k++)
-      total += MAX (1,
-          (rects[k].width * rects[k].lines * channels + per_block - 1)
-              / per_block);
+      total += region_blocks (&rects[k], channels, per_block);
     if (total <= CR_REGION_BLOCKS_MAX)
       break;
   }
   guint first = 0;
-  for (guint k = 0; k < n; k++) {
-    const guint blocks = (guint)MAX (1,
-        (rects[k].width * rects[k].lines * channels + per_block - 1)
-            / per_block);
+  for (guint k = 0; k < n;) {
+    guint size = 0;
+    while (groups && k + size < n && size < GROUP_MAX
+        && rects[k + size].width * rects[k + size].lines * channels
+            <= WARP_VALUES_MAX)
+      size++;
+    if (size > 0) {
+      for (guint j = k; j < k + size; j++) {
+        out[j].first_block = first;
+        out[j].blocks = 1;
+      }
+      block_region[first++] = CR_REGION_GROUP (k, size);
+      k += size;
+      continue;
+    }
+    const guint blocks = (guint)region_blocks (&rects[k], channels, per_block);
     out[k].first_block = first;
     out[k].blocks = blocks;
     for (guint b = 0; b < blocks; b++)
       block_region[first + b] = k;
     first += blocks;
+    k++;
   }
   return first;
 }
 
+/* @plane's rectangles in pixels of @channels values; a pair's second
+ * plane (@pairs) of the same pixels. */
 static gboolean
-check_rects (const CrReducer *r, const CrRegion *plane, const CrRect *rects,
-    guint n, GError **error)
+check_rects (const CrReducer *r, const CrRegion *plane, guint channels,
+    const CrPairs *pairs, const CrRect *rects, guint n, GError **error)
 {
-  const gsize pixel = cr_type_size (r->program->in) * r->channels;
+  const gsize elem = cr_type_size (r->program->in);
+  const gsize pixel = elem * channels;
   const guint64 cols = plane->row_bytes / pixel;
 
   if (n > CR_REGIONS_MAX || r->channels > CR_REGION_CHANNELS_MAX) {
@@ -94,7 +128,17 @@ check_rects (const CrReducer *r, const CrRegion *plane, const CrRect *rects,
     g_set_error (error, CR_ERROR, CR_ERROR_INPUT,
         "A line of %" G_GSIZE_FORMAT " bytes is not a whole number of "
         "pixels of %u %s values",
-        plane->row_bytes, r->channels, cr_type_name (r->program->in));
+        plane->row_bytes, channels, cr_type_name (r->program->in));
+    return FALSE;
+  }
+  if (pairs
+      && (pairs->y.row_bytes != cols * elem * pairs->y_channels
+          || pairs->y.n_rows != plane->n_rows)) {
+    g_set_error (error, CR_ERROR, CR_ERROR_INPUT,
+        "The two components of a pair come in planes of different shapes "
+        "(%" G_GSIZE_FORMAT " lines of %" G_GSIZE_FORMAT " bytes, and "
+        "%" G_GSIZE_FORMAT " of %" G_GSIZE_FORMAT ")",
+        plane->n_rows, plane->row_bytes, pairs->y.n_rows, pairs->y.row_bytes);
     return FALSE;
   }
   for (guint k = 0; k < n; k++) {
@@ -113,34 +157,65 @@ check_rects (const CrReducer *r, const CrRegion *plane, const CrRect *rects,
   return TRUE;
 }
 
-/* Where the kernel reads @plane: in place, or a packed copy. */
+static gsize
+staged_bytes (const CrRegion *plane)
+{
+  return plane->device ? 0 : plane->row_bytes * plane->n_rows;
+}
+
+/* Where the kernel reads @plane: in place, or a packed copy at @staged
+ * bytes into the staging buffer, which holds it. */
 static gboolean
-plane_on_device (CrReducer *r, const CrRegion *plane, CUdeviceptr *at,
-    guint64 *pitch, GError **error)
+plane_on_device (CrReducer *r, const CrRegion *plane, gsize staged,
+    CUdeviceptr *at, guint64 *pitch, GError **error)
 {
   if (plane->device) {
     *at = plane->device;
     *pitch = plane->n_rows > 1 ? plane->stride : plane->row_bytes;
     return TRUE;
   }
-  const gsize bytes = plane->row_bytes * plane->n_rows;
-  if (!cr_reducer_ensure_staging (r, MAX (bytes, 1), error))
-    return FALSE;
   CrMemcpy2D copy = { 0 };
   copy.srcMemoryType = CU_MEMORYTYPE_HOST;
   copy.srcHost = plane->data;
   copy.srcPitch = plane->n_rows > 1 ? plane->stride : plane->row_bytes;
   copy.dstMemoryType = CU_MEMORYTYPE_DEVICE;
-  copy.dstDevice = r->staging;
+  copy.dstDevice = r->staging + staged;
   copy.dstPitch = plane->row_bytes;
   copy.WidthInBytes = plane->row_bytes;
   copy.Height = plane->n_rows;
-  if (bytes > 0)
+  if (staged_bytes (plane) > 0)
     CR_CHECK (r->device->cu->Memcpy2DAsync (&copy, r->device->stream),
         "Copying the plane to the GPU");
-  *at = r->staging;
+  *at = r->staging + staged;
   *pitch = plane->row_bytes;
   return TRUE;
+}
+
+/* Where a launch reads: the plane, and a pair's second one. */
+typedef struct {
+  CUdeviceptr at, y_at;
+  guint64 pitch, y_pitch;
+} Planes;
+
+/* @plane, and @pairs' second plane where it is another, on the device. */
+static gboolean
+planes_on_device (CrReducer *r, const CrRegion *plane, const CrPairs *pairs,
+    Planes *out, GError **error)
+{
+  const gboolean second = pairs
+      && (pairs->y.data != plane->data || pairs->y.device != plane->device);
+  const gsize first_bytes = staged_bytes (plane);
+  const gsize bytes = first_bytes + (second ? staged_bytes (&pairs->y) : 0);
+
+  if (bytes > 0 && !cr_reducer_ensure_staging (r, bytes, error))
+    return FALSE;
+  if (!plane_on_device (r, plane, 0, &out->at, &out->pitch, error))
+    return FALSE;
+  out->y_at = out->at;
+  out->y_pitch = out->pitch;
+  return !second
+      || plane_on_device (
+          r, &pairs->y, first_bytes, &out->y_at, &out->y_pitch, error);
 }
 
 /* After a launch that ends a window's hop: the states and counts into the
@@ -163,10 +238,18 @@ end_hop (CrReducer *r, const CrRect *rects, guint n,
             k, cu, r->program, size, values, r->channels, error))
       return FALSE;
   }
+  const gboolean folds = cr_monoid_has_accumulator (r->program->monoid);
+  const gsize counters = (gsize)values * CR_BIN_SLOTS (r->program->bins);
   guint last = (guint)(options->hop % size);
-  CR_CHECK (cu->MemcpyDtoDAsync (k->ring + (gsize)last * values * acc,
-                k->states, (gsize)values * acc, r->device->stream),
-      "Keeping the hop's states for the window");
+  if (folds)
+    CR_CHECK (cu->MemcpyDtoDAsync (k->ring + (gsize)last * values * acc,
+                  k->states, (gsize)values * acc, r->device->stream),
+        "Keeping the hop's states for the window");
+  if (r->program->bins)
+    CR_CHECK (
+        cu->MemcpyDtoDAsync (k->ring_bins + last * counters * sizeof (guint64),
+            k->bin_state, counters * sizeof (guint64), r->device->stream),
+        "Keeping the hop's counts for the window");
   for (guint j = 0; j < n; j++)
     k->ring_counts[(gsize)last * n + j] = rects[j].count;
   guint hops = CLAMP (options->window_hops, 1, size);
@@ -183,85 +266,199 @@ end_hop (CrReducer *r, const CrRect *rects, guint n,
                 k->counts, counts, n * sizeof (guint64), r->device->stream),
       "Copying the window's counts to the GPU");
   const CUdeviceptr results = job->arena->device + job->arena->input_bytes;
-  guint channels = r->channels, n_values = values;
+  guint channels = r->channels, n_values = values, regions = n;
   void *params[] = { &k->ring, &k->ring_hops, &last, &hops, &n_values,
     &channels, &k->counts, (void *)&results, (void *)ctx };
-  CR_CHECK (cu->LaunchKernel (k->window,
-                (values + CR_BLOCK_THREADS - 1) / CR_BLOCK_THREADS, 1, 1,
+  if (folds)
+    CR_CHECK (cu->LaunchKernel (k->window,
+                  (values + CR_BLOCK_THREADS - 1) / CR_BLOCK_THREADS, 1, 1,
+                  CR_BLOCK_THREADS, 1, 1, 0, r->device->stream, params, NULL),
+        "Launching the regions' window");
+  if (!r->program->bins)
+    return TRUE;
+  CUdeviceptr bins_at = results
+      + CR_BINS_RESULT_OFFSET ((gsize)values, r->program->out_device.size);
+  guint64 stride = cr_program_bins_bytes (r->program, r->channels);
+  void *bin_params[] = { &k->ring_bins, &k->ring_hops, &last, &hops, &regions,
+    &channels, &k->window_sums, &bins_at, &stride, (void *)ctx };
+  CR_CHECK (cu->LaunchKernel (k->window_bins, n, 1, 1, CR_BLOCK_THREADS, 1, 1,
+                0, r->device->stream, bin_params, NULL),
+      "Launching the regions' window of counts");
+  return TRUE;
+}
+
+/* The counters of @n regions of a monoid with bins, checked and made, in
+ * @bins for results at @results. */
+static gboolean
+region_bin_args (
+    CrReducer *r, guint n, CUdeviceptr results, CrBinArgs *bins, GError **error)
+{
+  const CrProgram *p = r->program;
+  CrRegionKernel *k = &r->regions;
+  const gsize slots = (gsize)r->channels * CR_BIN_SLOTS (p->bins);
+  const gsize shared = slots * sizeof (guint32);
+
+  if ((guint64)n * slots > CR_BIN_COUNTERS_MAX) {
+    g_set_error (error, CR_ERROR, CR_ERROR_INPUT,
+        "%u regions of %u channels in %u bins are more counters than the "
+        "%u the GPU keeps: use fewer regions or bins",
+        n, r->channels, p->bins, CR_BIN_COUNTERS_MAX);
+    return FALSE;
+  }
+  if (!cr_region_kernel_allocate_bins (
+          k, r->device->cu, r->device->stream, n * slots, error))
+    return FALSE;
+  /* A copy of the counters a warp, where they fit, as a whole frame's; a
+   * 2-D histogram's warps add to the device's counters (regions.cu). */
+  *bins = (CrBinArgs){
+    .scratch = k->bin_scratch,
+    .state = k->bin_state,
+    .result = results
+        + CR_BINS_RESULT_OFFSET ((gsize)n * r->channels, p->out_device.size),
+    .copies = shared <= CR_BINS_SHARED_MAX_BYTES && !p->pair_bins
+        ? (guint)MIN (CR_BLOCK_THREADS / CR_WARP_THREADS,
+            CR_BINS_SHARED_MAX_BYTES / shared)
+        : 0,
+  };
+  return TRUE;
+}
+
+/* The counts of a monoid with bins, per region, after (or without) its
+ * accumulator's launch: over the table that launch copied, with the same
+ * @flags, into the results after every region's Out. */
+static gboolean
+launch_bins (CrReducer *r, const Planes *at, CUdeviceptr block_map, guint n,
+    guint flags, guint blocks, CUdeviceptr results, const guint8 *ctx,
+    GError **error)
+{
+  CrRegionKernel *k = &r->regions;
+  CrBinArgs bins;
+  if (!region_bin_args (r, n, results, &bins, error))
+    return FALSE;
+  const gsize shared =
+      bins.copies * r->channels * CR_BIN_SLOTS (r->program->bins);
+  guint64 stride = cr_program_bins_bytes (r->program, r->channels);
+  guint channels = r->channels;
+  void *params[] = { (void *)&at->at, (void *)&at->pitch, &k->table, &block_map,
+    &channels, &flags, &k->tickets, (void *)&bins, &stride, (void *)ctx };
+  CR_CHECK (r->device->cu->LaunchKernel (k->histogram, blocks, 1, 1,
+                CR_BLOCK_THREADS, 1, 1, (guint)(shared * sizeof (guint32)),
+                r->device->stream, params, NULL),
+      "Launching the counts of regions");
+  return TRUE;
+}
+
+/* A 2-D histogram per region: @pairs' components at @at. */
+static gboolean
+launch_pair_bins (CrReducer *r, const Planes *at, const CrPairs *pairs,
+    CUdeviceptr block_map, guint n, guint flags, guint blocks,
+    CUdeviceptr results, const guint8 *ctx, GError **error)
+{
+  CrRegionKernel *k = &r->regions;
+  const gsize elem = cr_type_size (r->program->in);
+  CrBinArgs bins;
+  if (!region_bin_args (r, n, results, &bins, error))
+    return FALSE;
+  CUdeviceptr x = at->at + pairs->x_channel * elem;
+  CUdeviceptr y = at->y_at + pairs->y_channel * elem;
+  guint x_step = pairs->x_channels, y_step = pairs->y_channels;
+  guint64 stride = cr_program_bins_bytes (r->program, 1);
+  void *params[] = { &x, &y, (void *)&at->pitch, (void *)&at->y_pitch, &x_step,
+    &y_step, &k->table, &block_map, &flags, &k->tickets, (void *)&bins, &stride,
+    (void *)ctx };
+  CR_CHECK (r->device->cu->LaunchKernel (k->histogram, blocks, 1, 1,
                 CR_BLOCK_THREADS, 1, 1, 0, r->device->stream, params, NULL),
-      "Launching the regions' window");
+      "Launching the 2-D histograms of regions");
   return TRUE;
 }
 
 static gboolean
-launch_rects (CrReducer *r, const CrRegion *plane, const CrRect *rects, guint n,
-    const CrRectsOptions *options, const guint8 *ctx, CrJob *job,
-    GError **error)
+launch_rects (CrReducer *r, const CrRegion *plane, const CrPairs *pairs,
+    const CrRect *rects, guint n, const CrRectsOptions *options,
+    const guint8 *ctx, CrJob *job, GError **error)
 {
   const CrDriver *cu = r->device->cu;
   const gsize elem = cr_type_size (r->program->in);
+  const gsize pixel = elem * (pairs ? pairs->x_channels : r->channels);
   CrArena *a = job->arena;
+  /* The rects, then each block's region: one copy to the GPU. */
   struct CrRegionRect *table = (struct CrRegionRect *)a->host;
-  guint32 *block_region = (guint32 *)(a->host + RECTS_BYTES);
+  const gsize block_at = (n * sizeof (struct CrRegionRect) + CR_LOAD_BYTES - 1)
+      / CR_LOAD_BYTES * CR_LOAD_BYTES;
+  guint32 *block_region = (guint32 *)(a->host + block_at);
   const gboolean carry = options->carry, emit = options->emit;
-  CUdeviceptr plane_at;
-  guint64 pitch;
+  Planes at;
 
   if (!cr_region_kernel_allocate (
           &r->regions, cu, r->device->stream, r->program, error)
-      || !plane_on_device (r, plane, &plane_at, &pitch, error))
+      || !planes_on_device (r, plane, pairs, &at, error))
     return FALSE;
   for (guint k = 0; k < n; k++) {
-    table[k].offset = rects[k].y * pitch + rects[k].x * elem * r->channels;
-    table[k].row_base = rects[k].rows_before;
+    table[k].offset = rects[k].y * at.pitch + rects[k].x * pixel;
+    /* A pair's bins read no row index: its second plane's offset. */
+    table[k].row_base = pairs
+        ? rects[k].y * at.y_pitch + rects[k].x * elem * pairs->y_channels
+        : rects[k].rows_before;
     table[k].count = rects[k].count;
     table[k].width = (guint32)rects[k].width;
     table[k].lines = (guint32)rects[k].lines;
     job->counts[k] = rects[k].count * r->channels;
   }
-  const guint blocks =
-      assign_blocks (rects, n, r->channels, table, block_region);
-  CR_CHECK (cu->MemcpyHtoDAsync (r->regions.rects, table,
-                n * sizeof (struct CrRegionRect), r->device->stream),
-      "Copying the regions to the GPU");
-  CR_CHECK (cu->MemcpyHtoDAsync (r->regions.block_region, block_region,
-                blocks * sizeof (guint32), r->device->stream),
+  /* The counts' kernels read the same map, a block a region. */
+  const guint blocks = assign_blocks (rects, n, pairs ? 1 : r->channels,
+      r->program->bins == 0, table, block_region);
+  CR_CHECK (cu->MemcpyHtoDAsync (r->regions.table, table,
+                block_at + blocks * sizeof (guint32), r->device->stream),
       "Copying the regions to the GPU");
   const CUdeviceptr results = a->device + a->input_bytes;
-  guint channels = r->channels;
+  CUdeviceptr block_map = r->regions.table + block_at;
   guint flags = (carry ? CR_REGIONS_CARRY : 0) | (emit ? CR_REGIONS_EMIT : 0);
-  void *params[] = { &plane_at, &pitch, &r->regions.rects,
-    &r->regions.block_region, &channels, &flags, &r->regions.partials,
-    &r->regions.tickets, &r->regions.states, (void *)&results, (void *)ctx };
-  CR_CHECK (cu->LaunchKernel (r->regions.function, blocks, 1, 1,
-                CR_BLOCK_THREADS, 1, 1, 0, r->device->stream, params, NULL),
-      "Launching the reduction of regions");
+  void *params[] = { &at.at, &at.pitch, &r->regions.table, &block_map, &flags,
+    &r->regions.partials, &r->regions.tickets, &r->regions.states,
+    (void *)&results, (void *)ctx };
+  if (cr_monoid_has_accumulator (r->program->monoid))
+    CR_CHECK (
+        cu->LaunchKernel (r->regions.functions[r->channels - 1], blocks, 1, 1,
+            CR_BLOCK_THREADS, 1, 1, 0, r->device->stream, params, NULL),
+        "Launching the reduction of regions");
+  if (pairs ? !launch_pair_bins (
+          r, &at, pairs, block_map, n, flags, blocks, results, ctx, error)
+            : r->program->bins
+              && !launch_bins (
+                  r, &at, block_map, n, flags, blocks, results, ctx, error))
+    return FALSE;
   return !emit || options->ring_hops < 2
       || end_hop (r, rects, n, options, ctx, job, error);
 }
 
-CrJob *
-cr_reducer_submit_rects (CrReducer *r, const CrRegion *plane,
+static CrJob *
+submit_rects (CrReducer *r, const CrRegion *plane, const CrPairs *pairs,
     const CrRect *rects, guint n, const CrRectsOptions *options,
     const guint8 *ctx, GError **error)
 {
-  if (r->regions.function == NULL) {
+  if (r->regions.functions[0] == NULL) {
     g_set_error (error, CR_ERROR, CR_ERROR_INPUT,
         "The program of monoid %s was built without the regions' kernel",
         r->program->monoid->name);
     return NULL;
   }
-  if (!check_rects (r, plane, rects, n, error)
+  if (!check_rects (r, plane, pairs ? pairs->x_channels : r->channels, pairs,
+          rects, n, error)
       || !cr_device_push (r->device, error))
     return NULL;
+  if (!cr_reducer_upgrade (r, error)) {
+    cr_device_pop (r->device);
+    return NULL;
+  }
   CrJob *job = g_new0 (CrJob, 1);
   job->refcount = 1;
   job->reducer = r;
   job->channels = r->channels;
   job->counts = g_new0 (guint64, MAX (n, 1));
-  job->arena = take_arena (r, error);
+  job->arena = take_arena (r, n, error);
   gboolean ok = job->arena != NULL
-      && (n == 0 || launch_rects (r, plane, rects, n, options, ctx, job, error))
+      && (n == 0
+          || launch_rects (r, plane, pairs, rects, n, options, ctx, job, error))
       && cr_reducer_take_event (r, job, error);
   if (ok) {
     const CUresult res =
@@ -276,4 +473,30 @@ cr_reducer_submit_rects (CrReducer *r, const CrRegion *plane,
   }
   job->n_results = options->emit ? n : 0;
   return job;
+}
+
+CrJob *
+cr_reducer_submit_rects (CrReducer *r, const CrRegion *plane,
+    const CrRect *rects, guint n, const CrRectsOptions *options,
+    const guint8 *ctx, GError **error)
+{
+  if (r->program->pair_bins) {
+    g_set_error (error, CR_ERROR, CR_ERROR_INPUT,
+        "Monoid %s counts pairs of components: give them "
+        "(cr_reducer_submit_pair_rects)",
+        r->program->monoid->name);
+    return NULL;
+  }
+  return submit_rects (r, plane, NULL, rects, n, options, ctx, error);
+}
+
+CrJob *
+cr_reducer_submit_pair_rects (CrReducer *r, const CrPairs *pairs,
+    const CrRect *rects, guint n, const CrRectsOptions *options,
+    const guint8 *ctx, GError **error)
+{
+  g_return_val_if_fail (r->program->pair_bins > 0, NULL);
+  g_return_val_if_fail (pairs->x_channel < pairs->x_channels, NULL);
+  g_return_val_if_fail (pairs->y_channel < pairs->y_channels, NULL);
+  return submit_rects (r, &pairs->x, pairs, rects, n, options, ctx, error);
 }

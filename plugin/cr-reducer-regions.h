@@ -3,6 +3,7 @@
  * program has CR_KERNELS_REGIONS. */
 #pragma once
 
+#include "cr-reducer-pairs.h"
 #include "cr-reducer.h"
 
 G_BEGIN_DECLS
@@ -45,6 +46,13 @@ typedef struct {
  * CR_REGION_CHANNELS_MAX channels. Fails, saying why, for a rectangle
  * outside the plane. */
 CrJob *cr_reducer_submit_rects (CrReducer *reducer, const CrRegion *plane,
+    const CrRect *rects, guint n, const CrRectsOptions *options,
+    const guint8 *ctx, GError **error);
+
+/* The same for a monoid that counts pairs (cr-reducer-pairs.h): each
+ * rectangle in pixels of @pairs' first plane (of x_channels values), its
+ * second plane of the same pixels; results of one 2-D histogram each. */
+CrJob *cr_reducer_submit_pair_rects (CrReducer *reducer, const CrPairs *pairs,
     const CrRect *rects, guint n, const CrRectsOptions *options,
     const guint8 *ctx, GError **error);
 

@@ -17,25 +17,12 @@ cr_reducer_chunk_bytes (void)
   return bytes ? bytes : DEFAULT_CHUNK_BYTES;
 }
 
+/* The kernels of r->module. */
 static gboolean
-load_module (CrReducer *r, gchar **log, GError **error)
+take_functions (CrReducer *r, GError **error)
 {
   const CrDriver *cu = r->device->cu;
-  CUresult res = CUDA_ERROR_NOT_READY;
 
-  for (gint attempt = 0; attempt < 2; attempt++) {
-    g_clear_pointer (&r->compiled, cr_compiled_free);
-    /* A cached image the driver refuses is replaced, not trusted again. */
-    r->compiled = cr_compile (r->program->source, r->device->arch,
-        attempt ? CR_COMPILE_REFRESH : CR_COMPILE_DEFAULT, log, error);
-    if (r->compiled == NULL)
-      return FALSE;
-    res = cu->ModuleLoadData (
-        &r->module, g_bytes_get_data (r->compiled->image, NULL));
-    if (res == CUDA_SUCCESS || !r->compiled->from_cache)
-      break;
-  }
-  CR_CHECK (res, "Loading the compiled monoid");
   CR_CHECK (cu->ModuleGetFunction (&r->function, r->module, "cr_reduce"),
       "Finding the reduction kernel");
   CR_CHECK (
@@ -90,6 +77,34 @@ load_module (CrReducer *r, gchar **log, GError **error)
   return TRUE;
 }
 
+static gboolean
+load_module (CrReducer *r, gchar **log, GError **error)
+{
+  const CrDriver *cu = r->device->cu;
+  CUresult res = CUDA_ERROR_NOT_READY;
+
+  for (gint attempt = 0; attempt < 2; attempt++) {
+    g_clear_pointer (&r->compiled, cr_compiled_free);
+    /* A cached image the driver refuses is replaced, not trusted again.
+     * The first buffer waits for a compile for time, where the cache has
+     * no optimized image; the optimized one follows (cr-upgrade.h). */
+    r->compiled = cr_compile (r->program->source, r->device->arch,
+        attempt ? CR_COMPILE_REFRESH : CR_COMPILE_FAST, log, error);
+    if (r->compiled == NULL)
+      return FALSE;
+    res = cu->ModuleLoadData (
+        &r->module, g_bytes_get_data (r->compiled->image, NULL));
+    if (res == CUDA_SUCCESS || !r->compiled->from_cache)
+      break;
+  }
+  CR_CHECK (res, "Loading the compiled monoid");
+  if (!take_functions (r, error))
+    return FALSE;
+  if (r->compiled->fast)
+    r->upgrade = cr_upgrade_start (r->program->source, r->device->arch);
+  return TRUE;
+}
+
 static void
 free_device (CrReducer *r, CUdeviceptr *ptr)
 {
@@ -97,6 +112,8 @@ free_device (CrReducer *r, CUdeviceptr *ptr)
     r->device->cu->MemFree (*ptr);
   *ptr = 0;
 }
+
+static gboolean measure_bin_blocks (CrReducer *r, gsize shared, GError **error);
 
 /* The histogram's counters for @channels: in shared memory, a copy per
  * warp where they fit (fewer warps meet on a counter), and the blocks
@@ -107,7 +124,6 @@ allocate_bins (CrReducer *r, guint channels, GError **error)
   const CrDriver *cu = r->device->cu;
   const gsize counters = (gsize)channels * CR_BIN_SLOTS (r->program->bins);
   const gsize shared = counters * sizeof (guint32);
-  int per_sm = 0;
 
   free_device (r, &r->bin_scratch);
   free_device (r, &r->bin_state);
@@ -122,6 +138,17 @@ allocate_bins (CrReducer *r, guint channels, GError **error)
       ? (guint)MIN (
           CR_BLOCK_THREADS / CR_WARP_THREADS, CR_BINS_SHARED_MAX_BYTES / shared)
       : 0;
+  return measure_bin_blocks (r, shared, error);
+}
+
+/* The resident blocks of the kernels that count bins, with @shared bytes
+ * of counters a copy. */
+static gboolean
+measure_bin_blocks (CrReducer *r, gsize shared, GError **error)
+{
+  const CrDriver *cu = r->device->cu;
+  int per_sm = 0;
+
   CR_CHECK (
       cu->OccupancyMaxActiveBlocksPerMultiprocessor (&per_sm,
           r->histogram_function, CR_BLOCK_THREADS, r->bin_copies * shared),
@@ -136,6 +163,29 @@ allocate_bins (CrReducer *r, guint channels, GError **error)
   return TRUE;
 }
 
+/* The partials and tickets of grids as large as @need says, which no
+ * launch still uses. */
+static gboolean
+allocate_grid_buffers (CrReducer *r, CrGridBuffers need, GError **error)
+{
+  const CrDriver *cu = r->device->cu;
+
+  free_device (r, &r->partials);
+  free_device (r, &r->tickets);
+  r->grid = (CrGridBuffers){ 0 };
+  CR_CHECK (
+      cu->MemAlloc (&r->partials,
+          need.partial_slots * CR_PARTIAL_SLOT_BYTES (r->program->acc.size)),
+      "Allocating partials");
+  CR_CHECK (
+      cu->MemAlloc (&r->tickets, need.ticket_bytes), "Allocating the tickets");
+  CR_CHECK (
+      cu->MemsetD8Async (r->tickets, 0, need.ticket_bytes, r->device->stream),
+      "Clearing the tickets");
+  r->grid = need;
+  return TRUE;
+}
+
 /* Buffers whose size follows the channel count. */
 static gboolean
 allocate_for_channels (CrReducer *r, guint channels, GError **error)
@@ -143,18 +193,11 @@ allocate_for_channels (CrReducer *r, guint channels, GError **error)
   const CrDriver *cu = r->device->cu;
   const CrProgram *p = r->program;
   const CrGridBuffers need = cr_geometry_buffers (&r->limits, channels);
-  const gsize slots = need.partial_slots, ticket_bytes = need.ticket_bytes;
 
-  free_device (r, &r->partials);
-  free_device (r, &r->tickets);
   free_device (r, &r->state);
   free_device (r, &r->result);
-  CR_CHECK (
-      cu->MemAlloc (&r->partials, slots * CR_PARTIAL_SLOT_BYTES (p->acc.size)),
-      "Allocating partials");
-  CR_CHECK (cu->MemAlloc (&r->tickets, ticket_bytes), "Allocating the tickets");
-  CR_CHECK (cu->MemsetD8Async (r->tickets, 0, ticket_bytes, r->device->stream),
-      "Clearing the tickets");
+  if (!allocate_grid_buffers (r, need, error))
+    return FALSE;
   CR_CHECK (cu->MemAlloc (&r->state, MAX (1, channels * p->acc.size)),
       "Allocating the state");
   CR_CHECK (cu->MemAlloc (&r->result, MAX (1, channels * p->out.size)),
@@ -176,14 +219,13 @@ allocate_for_channels (CrReducer *r, guint channels, GError **error)
   return TRUE;
 }
 
+/* The grids of the kernels, from their occupancy. */
 static gboolean
-reducer_setup (CrReducer *r, gchar **log, GError **error)
+measure_limits (CrReducer *r, GError **error)
 {
   const CrDriver *cu = r->device->cu;
   int per_sm = 0;
 
-  if (!load_module (r, log, error))
-    return FALSE;
   CR_CHECK (cu->OccupancyMaxActiveBlocksPerMultiprocessor (
                 &per_sm, r->function, CR_BLOCK_THREADS, 0),
       "Querying the kernel's occupancy");
@@ -202,7 +244,60 @@ reducer_setup (CrReducer *r, gchar **log, GError **error)
         "Querying the per-channel kernel's occupancy");
     r->limits.vec[k] = MAX (1, per_sm) * r->device->sm_count;
   }
-  return allocate_for_channels (r, 1, error);
+  return TRUE;
+}
+
+static gboolean
+reducer_setup (CrReducer *r, gchar **log, GError **error)
+{
+  return load_module (r, log, error) && measure_limits (r, error)
+      && allocate_for_channels (r, 1, error);
+}
+
+gboolean
+cr_reducer_upgrade (CrReducer *r, GError **error)
+{
+  if (r->upgrade == NULL)
+    return TRUE;
+  g_autoptr (CrCompiled) better = cr_upgrade_take (r->upgrade);
+  if (better == NULL)
+    return TRUE;
+  g_clear_pointer (&r->upgrade, cr_upgrade_drop);
+  const CrDriver *cu = r->device->cu;
+  CUmodule module = NULL;
+  const CUresult res =
+      cu->ModuleLoadData (&module, g_bytes_get_data (better->image, NULL));
+  if (res != CUDA_SUCCESS) {
+    g_debug ("the optimized kernels did not load (%d): the fast ones stay",
+        (int)res);
+    return TRUE;
+  }
+  /* Queued launches run the fast kernels, on buffers sized for them. */
+  if (!cr_device_sync (r->device, error)) {
+    cu->ModuleUnload (module);
+    return FALSE;
+  }
+  cu->ModuleUnload (r->module);
+  r->module = module;
+  cr_compiled_free (r->compiled);
+  r->compiled = g_steal_pointer (&better);
+  if (!take_functions (r, error) || !measure_limits (r, error))
+    return FALSE;
+  if (r->histogram_function
+      && !measure_bin_blocks (r,
+          (gsize)r->channels * CR_BIN_SLOTS (r->program->bins)
+              * sizeof (guint32),
+          error))
+    return FALSE;
+  /* The optimized kernels' grids may be larger: partials and tickets
+   * only hold what one launch uses, so they may be made anew. */
+  const CrGridBuffers need = cr_geometry_buffers (&r->limits, r->channels);
+  if ((need.partial_slots > r->grid.partial_slots
+          || need.ticket_bytes > r->grid.ticket_bytes)
+      && !allocate_grid_buffers (r, need, error))
+    return FALSE;
+  g_debug ("the optimized kernels swapped in");
+  return TRUE;
 }
 
 CrReducer *
@@ -297,6 +392,7 @@ cr_reducer_free (CrReducer *r)
     if (r->module)
       cu->ModuleUnload (r->module);
   }
+  cr_upgrade_drop (r->upgrade);
   cr_window_ring_free (&r->window, cu, in_context);
   cr_region_kernel_free (&r->regions, cu, in_context);
   /* Host memory, freed even when the context is gone. */
@@ -341,6 +437,13 @@ const CrCompiled *
 cr_reducer_compiled (const CrReducer *r)
 {
   return r->compiled;
+}
+
+void
+cr_reducer_await_upgrade (CrReducer *r)
+{
+  if (r->upgrade)
+    cr_upgrade_wait (r->upgrade);
 }
 
 /* Where a launch counts bins (kernels/cr-abi.h): into the result the
@@ -828,6 +931,10 @@ cr_reducer_submit (CrReducer *r, const CrRegion *region, const guint8 *ctx,
   g_return_val_if_fail (r->program->pair_bins == 0, NULL);
   if (!cr_device_push (r->device, error))
     return NULL;
+  if (!cr_reducer_upgrade (r, error)) {
+    cr_device_pop (r->device);
+    return NULL;
+  }
   CrJob *job = cr_reducer_new_job (r,
       ((options ? options->rows_before : 0)
           + region->row_bytes / row * region->n_rows)
@@ -893,6 +1000,12 @@ cr_reducer_set_window (CrReducer *r, guint hops, GError **error)
   hops = hops < 2 ? 0 : hops;
   if (hops == r->window_hops)
     return TRUE;
+  if (hops > CR_SEGMENT_MAX_HOPS) {
+    g_set_error (error, CR_ERROR, CR_ERROR_INPUT,
+        "A window of %u hops is more than the %u a batch can name", hops,
+        CR_SEGMENT_MAX_HOPS);
+    return FALSE;
+  }
   if (hops && !(r->program->kernels & CR_KERNELS_WINDOW)) {
     g_set_error (error, CR_ERROR, CR_ERROR_INPUT,
         "The program of monoid %s was built without a window's kernels",
@@ -950,9 +1063,8 @@ cr_reducer_recycle_job (CrReducer *r, CrJob *job)
     g_ptr_array_add (r->free_slots, job->slot);
   if (job->arena) {
     if (job->arena->result_bytes == r->program->out.size * r->channels)
-      g_ptr_array_add (job->arena->capacity == CR_REGIONS_MAX
-              ? r->free_region_arenas
-              : r->free_arenas,
+      g_ptr_array_add (
+          job->arena->regions ? r->free_region_arenas : r->free_arenas,
           job->arena);
     else
       g_ptr_array_add (r->stale_arenas, job->arena);
@@ -988,7 +1100,8 @@ cr_reducer_reduce_device (CrReducer *r, CUdeviceptr data, guint64 n,
   if (!cr_device_push (r->device, error))
     return FALSE;
   const guint64 rows = n / r->channels;
-  gboolean ok = launch (r, data, rows, 0, FALSE, ctx, r->result, error);
+  gboolean ok = cr_reducer_upgrade (r, error)
+      && launch (r, data, rows, 0, FALSE, ctx, r->result, error);
   if (ok && out)
     ok = fetch_result (r, out, error);
   cr_device_pop (r->device);

@@ -23,6 +23,11 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (CrReducer, cr_reducer_free)
 
 const CrProgram *cr_reducer_program (const CrReducer *reducer);
 const CrCompiled *cr_reducer_compiled (const CrReducer *reducer);
+/* A reducer whose first image was compiled for time (CrCompiled's fast)
+ * swaps the optimized kernels in at its first launch after they are
+ * compiled, on a thread of their own. This blocks until they are (at once
+ * where none are coming): for tests and benchmarks. */
+void cr_reducer_await_upgrade (CrReducer *reducer);
 /* "32 registers, 0 bytes spilled, 1056 blocks": what the compiler and the
  * occupancy calculator made of the kernel. */
 gchar *cr_reducer_describe (const CrReducer *reducer);
@@ -87,11 +92,6 @@ typedef struct {
  * CR_KERNELS_WINDOW. Only between jobs; with a change of channels the
  * window starts afresh. */
 gboolean cr_reducer_set_window (CrReducer *reducer, guint hops, GError **error);
-/* Whether a submission with @options ends a hop of a sliding window: it
- * then launches on its own, never in a batch (cr-batch.h), whose state
- * after it would be the next hop's. */
-gboolean cr_reducer_ends_window (
-    const CrReducer *reducer, const CrSubmitOptions *options);
 
 /* Queues the reduction of @region with context @ctx and returns without
  * waiting for the GPU (cr-job.h waits for it and reads the result). The host data must stay valid and unchanged until

@@ -12,19 +12,31 @@
 G_BEGIN_DECLS
 
 typedef struct {
-  CUfunction function; /* cr_reduce_regions; NULL: the program has none */
+  /* cr_reduce_regions1 to 4, by channels; NULL: the program has none */
+  CUfunction functions[CR_REGION_CHANNELS_MAX];
   CUfunction window; /* cr_window_regions */
+  CUfunction histogram; /* cr_histogram_regions, for a monoid with bins */
+  CUfunction window_bins; /* cr_window_region_bins */
   CUdeviceptr partials; /* CR_REGION_BLOCKS_MAX x channels slots */
   CUdeviceptr tickets; /* one per region, zero between launches */
   CUdeviceptr states; /* channels Acc per region, carried between planes */
-  CUdeviceptr rects; /* CR_REGIONS_MAX CrRegionRect, copied per launch */
-  CUdeviceptr block_region; /* CR_REGION_BLOCKS_MAX region indices */
+  /* A launch's CrRegionRects, then its blocks' regions (at most
+   * CR_REGIONS_MAX and CR_REGION_BLOCKS_MAX), copied before it. */
+  CUdeviceptr table;
   CUdeviceptr counts; /* CR_REGIONS_MAX guint64: a window's, per region */
   /* A sliding window's ring: ring_hops slots of ring_values Acc (regions
    * times channels); allocated for the window asked for. */
   CUdeviceptr ring;
   guint ring_hops, ring_values;
   guint64 *ring_counts; /* ring_hops slots of each region's count */
+  /* With bins: ring_hops slots of every region's counters, and the
+   * window's sums of them. */
+  CUdeviceptr ring_bins, window_sums;
+  /* A monoid with bins: each region's counters (channels x bin slots),
+   * zero between launches, and their state carried between launches;
+   * room for bin_counters of each. */
+  CUdeviceptr bin_scratch, bin_state;
+  gsize bin_counters;
 } CrRegionKernel;
 
 /* Finds the kernel in @module, which has it where @program has
@@ -41,6 +53,11 @@ gboolean cr_region_kernel_allocate (CrRegionKernel *kernel, const CrDriver *cu,
 gboolean cr_region_kernel_allocate_ring (CrRegionKernel *kernel,
     const CrDriver *cu, const CrProgram *program, guint hops, guint values,
     guint channels, GError **error);
+/* Room for @counters counters of each region's counts (scratch cleared
+ * on @stream), unless there is: the state kept so far moves along. The
+ * context is current. */
+gboolean cr_region_kernel_allocate_bins (CrRegionKernel *kernel,
+    const CrDriver *cu, CUstream stream, gsize counters, GError **error);
 /* Frees the memory; with @in_context FALSE (the context is gone or
  * broken) forgets it. */
 void cr_region_kernel_free (

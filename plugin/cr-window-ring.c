@@ -56,22 +56,33 @@ cr_window_ring_allocate (CrWindowRing *ring, const CrDriver *cu,
   return TRUE;
 }
 
+guint64
+cr_window_ring_note_rows (
+    CrWindowRing *ring, const CrHopEnd *end, guint *slot, guint *span)
+{
+  const guint size = ring->hops;
+  guint64 rows = 0;
+
+  *slot = (guint)(end->hop % size);
+  *span = CLAMP (end->window_hops, 1, size);
+  ring->rows[*slot] = end->rows;
+  for (guint back = 0; back < *span; back++)
+    rows += ring->rows[(*slot + size - back) % size];
+  return rows;
+}
+
 gboolean
 cr_window_ring_end_hop (CrWindowRing *ring, const CrDriver *cu, CUstream stream,
     const CrProgram *program, const CrHopEnd *end, const guint8 *ctx,
     guint64 *rows, GError **error)
 {
   guint size = ring->hops, channels = ring->channels;
-  guint last = (guint)(end->hop % size);
-  guint hops = CLAMP (end->window_hops, 1, size);
+  guint last, hops;
   const gsize states = (gsize)channels * program->acc.size;
   const gsize counts =
       (gsize)channels * CR_BIN_SLOTS (program->bins) * sizeof (guint64);
 
-  ring->rows[last] = end->rows;
-  *rows = 0;
-  for (guint back = 0; back < hops; back++)
-    *rows += ring->rows[(last + size - back) % size];
+  *rows = cr_window_ring_note_rows (ring, end, &last, &hops);
   if (ring->states)
     CR_CHECK (cu->MemcpyDtoDAsync (
                   ring->states + last * states, end->state, states, stream),

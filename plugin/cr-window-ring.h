@@ -6,7 +6,9 @@
  * (kernels/window.cu) combine the slots of the hops the result spans,
  * oldest first, into the result the hop's own launch wrote: the values
  * are read once, whatever the window's length. The rows of each slot's hop
- * are kept on the host, which knows them when it submits. */
+ * are kept on the host, which knows them when it submits. A hop that ends
+ * in a batch (cr-batch.c) is kept, and its window combined, by the batch
+ * kernel itself. */
 #pragma once
 
 #include "cr-cuda.h"
@@ -48,6 +50,13 @@ typedef struct {
   guint window_hops; /* the hops the result spans, this one's included */
   guint64 rows; /* this hop's, per channel */
 } CrHopEnd;
+
+/* Notes the rows of the hop @end ends (only those fields are read) in its
+ * slot, *@slot, and returns the rows of the *@span hops the result spans,
+ * per channel. For a hop whose state is kept by its own kernel (a batch's,
+ * CR_SEGMENT_HOP); cr_window_ring_end_hop notes its own. */
+guint64 cr_window_ring_note_rows (
+    CrWindowRing *ring, const CrHopEnd *end, guint *slot, guint *span);
 
 /* Queues on @stream the copy of @end's state into its slot and, where the
  * result spans more than this hop, the combining of the spanned slots

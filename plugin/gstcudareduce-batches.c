@@ -135,9 +135,8 @@ submit_one (GstCudaReduceBatches *b, CrReducer *reducer,
     const guint8 *ctx, const CrSubmitOptions *options,
     GstCudaReduceReduction *r, gboolean *launches, GError **error)
 {
-  const gboolean gather = pairs == NULL
-      && cr_reducer_can_gather (reducer, region)
-      && !cr_reducer_ends_window (reducer, options);
+  const gboolean gather =
+      pairs == NULL && cr_reducer_can_gather (reducer, region);
 
   /* One batch open at a time, launched before anything that cannot join
    * it, so that launches keep the order of the stream (the state an
@@ -283,8 +282,15 @@ submit_regions (GstCudaReduceBatches *b, CrReducer *const *reducers,
     r.emit = slice->emit && k == plan->n_parts - 1;
     r.result = 0;
     g_mutex_lock (&b->launch_lock);
-    r.job = cr_reducer_submit_rects (reducers[part->reducer],
-        planes ? &planes[k] : &none, part_rects, n, &options, ctx, error);
+    if (plan->pair.names) {
+      const CrPairs pairs =
+          pairs_of (plan, planes ? &planes[k] : &none, planes, slice);
+      r.job = cr_reducer_submit_pair_rects (
+          reducers[part->reducer], &pairs, part_rects, n, &options, ctx, error);
+    } else {
+      r.job = cr_reducer_submit_rects (reducers[part->reducer],
+          planes ? &planes[k] : &none, part_rects, n, &options, ctx, error);
+    }
     g_mutex_unlock (&b->launch_lock);
     if (r.job == NULL)
       return FALSE;

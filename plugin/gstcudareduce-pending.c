@@ -167,12 +167,8 @@ array_value (CrType type, const guint8 *bytes, guint n, GValue *value)
   }
 }
 
-/* Field @f of one value at @bytes into @value: a number, or for an array
- * field (a histogram's bins, a list of percentiles) an array of them; a
- * 2-D histogram is an array of rows, one for each bin of the pair's
- * first component. */
-static void
-field_value (
+void
+gst_cuda_reduce_pending_field_value (
     const CrProgram *program, guint f, const guint8 *bytes, GValue *value)
 {
   const CrLayout *out = &program->out;
@@ -202,14 +198,15 @@ set_field (GstStructure *s, const GstCudaReducePending *p, guint f,
   GValue value = G_VALUE_INIT;
 
   if (!p->plan->per_channel) {
-    field_value (p->program, f, values->bytes, &value);
+    gst_cuda_reduce_pending_field_value (p->program, f, values->bytes, &value);
     gst_structure_id_take_value (s, p->field_quarks[f], &value);
     return;
   }
   g_value_init (&value, GST_TYPE_ARRAY);
   for (guint v = 0; v < p->plan->n_values; v++) {
     GValue item = G_VALUE_INIT;
-    field_value (p->program, f, values->bytes + v * out->size, &item);
+    gst_cuda_reduce_pending_field_value (
+        p->program, f, values->bytes + v * out->size, &item);
     gst_value_array_append_and_take_value (&value, &item);
   }
   gst_structure_id_take_value (s, p->field_quarks[f], &value);

@@ -96,6 +96,12 @@ GstFlowReturn gst_cuda_reduce_pending_complete (GstCudaReducePending *pending,
 GstBuffer *gst_cuda_reduce_pending_tensor_buffer (
     const GstCudaReducePending *pending, const GstCudaReduceReduction *r,
     const guint8 *values, guint n);
+/* Field @f of @program's value at @bytes (program->out.size bytes) into
+ * @value: a number, or for an array field (a histogram's bins, a list of
+ * percentiles) an array of them; a 2-D histogram is an array of rows, one
+ * for each bin of the pair's first component. */
+void gst_cuda_reduce_pending_field_value (
+    const CrProgram *program, guint f, const guint8 *bytes, GValue *value);
 /* Bytes that hold one part's values of @pending's plan, every channel of
  * its widest part: what a job's results are read into. */
 gsize gst_cuda_reduce_pending_part_bytes (const GstCudaReducePending *pending);

@@ -72,10 +72,13 @@ load (GstCudaReducePrograms *programs, GstElement *element, CrProgram *program)
   }
   const CrCompiled *compiled = cr_reducer_compiled (reducer);
   g_autofree gchar *shape = cr_reducer_describe (reducer);
-  GST_INFO_OBJECT (element, "monoid %s on %s input: %s for %s in %.1f ms; %s",
+  GST_INFO_OBJECT (element, "monoid %s on %s input: %s for %s in %.1f ms%s; %s",
       monoid->name, cr_type_name (program->in),
       compiled->from_cache ? "cached image" : "compiled", compiled->target,
-      compiled->seconds * 1e3, shape);
+      compiled->seconds * 1e3,
+      compiled->fast ? " (compiled for time: the optimized kernels follow)"
+                     : "",
+      shape);
   if (compiled->log)
     GST_DEBUG_OBJECT (element, "NVRTC log:\n%s", compiled->log);
   GstCudaReduceProgram *entry = g_new0 (GstCudaReduceProgram, 1);

@@ -38,8 +38,9 @@ read_values (const GstCudaReducePending *p, const GstCudaReduceReduction *r,
         continue;
       memcpy ((guint8 *)value_at (t, k, v), channels + from->channel * t->size,
           t->size);
+      /* A reducer counts a part's samples; a pair's, its pixels. */
       t->counts[(gsize)k * t->n_values + v] =
-          count / plan->parts[r->part].channels;
+          plan->pair.names ? count : count / plan->parts[r->part].channels;
     }
   }
 }
@@ -56,18 +57,16 @@ static void
 field_value (const GstCudaReducePending *p, const Table *t, guint k, guint f,
     GValue *value)
 {
-  const CrLayout *out = &p->program->out;
-
   if (!p->plan->per_channel) {
-    cr_type_to_gvalue (
-        out->types[f], value_at (t, k, 0) + out->offsets[f], value);
+    gst_cuda_reduce_pending_field_value (
+        p->program, f, value_at (t, k, 0), value);
     return;
   }
   g_value_init (value, GST_TYPE_ARRAY);
   for (guint v = 0; v < t->n_values; v++) {
     GValue item = G_VALUE_INIT;
-    cr_type_to_gvalue (
-        out->types[f], value_at (t, k, v) + out->offsets[f], &item);
+    gst_cuda_reduce_pending_field_value (
+        p->program, f, value_at (t, k, v), &item);
     take_array_item (value, &item);
   }
 }

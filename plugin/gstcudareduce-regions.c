@@ -362,22 +362,12 @@ gst_cuda_reduce_regions_check_setup (GstClockTime interval, GstClockTime window,
 }
 
 gboolean
-gst_cuda_reduce_regions_check_input (
-    gboolean video, const CrMonoid *monoid, GError **error)
+gst_cuda_reduce_regions_check_input (gboolean video, GError **error)
 {
   if (!video) {
     g_set_error (error, GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_SETTINGS,
         "regions and roi-types are rectangles of video frames, and the "
         "input is not video: unset them");
-    return FALSE;
-  }
-  if (cr_monoid_total_bins (monoid) > 0
-      || !cr_monoid_has_accumulator (monoid)) {
-    g_set_error (error, GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_SETTINGS,
-        "Monoid %s counts bins, which results per region do not do yet: "
-        "use a monoid without bins with regions and roi-types, or unset "
-        "them",
-        monoid->name);
     return FALSE;
   }
   return TRUE;

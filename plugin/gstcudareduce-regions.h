@@ -102,10 +102,9 @@ GstCudaReducePlaneRect gst_cuda_reduce_region_bytes (const GstVideoInfo *info,
 gboolean gst_cuda_reduce_regions_check_setup (GstClockTime interval,
     GstClockTime window, gboolean tensors, const GArray *roi_types,
     GError **error);
-/* Whether @monoid gives results per region of @video frames (FALSE: other
- * input): it needs an accumulator, and counts no bins. */
-gboolean gst_cuda_reduce_regions_check_input (
-    gboolean video, const CrMonoid *monoid, GError **error);
+/* Whether the input gives results per region: @video frames (FALSE: other
+ * input). */
+gboolean gst_cuda_reduce_regions_check_input (gboolean video, GError **error);
 
 /* @regions (GstCudaReduceRegion, clipped) as rectangles of plane @plane of
  * @info read in rows of @row_bytes (a reducer's channels; a pixel of the

@@ -192,7 +192,7 @@ new_plan (GstCudaReduceStream *s, const CrMonoid *monoid, GError **error)
 {
   if (s->setup.regions
       && !gst_cuda_reduce_regions_check_input (
-          s->caps.format.family == CR_INPUT_VIDEO, monoid, error))
+          s->caps.format.family == CR_INPUT_VIDEO, error))
     return NULL;
   GstCudaReducePlan *plan = gst_cuda_reduce_plan_new (&s->caps.format,
       s->setup.per_channel, s->setup.component, monoid->pair, error);
@@ -263,11 +263,6 @@ follow_monoid (GstCudaReduceStream *s)
   }
   if (!gst_cuda_reduce_batches_launch (s->batches, &error)) {
     batches_failed (s, error);
-    return FALSE;
-  }
-  if (s->setup.regions
-      && !gst_cuda_reduce_regions_check_input (TRUE, monoid, &error)) {
-    gst_cuda_reduce_post_error (s->element, error, NULL);
     return FALSE;
   }
   /* Counting pairs, or other pairs, reads other planes. */

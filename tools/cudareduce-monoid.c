@@ -82,7 +82,7 @@ static const GOptionEntry entries[] = {
       NULL },
   { "regions", 0, 0, G_OPTION_ARG_NONE, &regions_option,
       "The programs of an element with regions or roi-types, which have the "
-      "regions' kernels too (monoids that count bins have none)",
+      "regions' kernels too",
       NULL },
   { "source", 's', 0, G_OPTION_ARG_NONE, &source_option,
       "Print the generated CUDA source of each program", NULL },
@@ -662,15 +662,6 @@ main (int argc, char **argv)
     CrMonoid *monoid = g_ptr_array_index (monoids, k);
     g_autofree gchar *name = shown (monoid->name, FALSE);
     g_autofree gchar *origin = shown (monoid->origin, FALSE);
-    /* The element refuses regions with a monoid that counts bins. */
-    if (regions_option && cr_monoid_total_bins (monoid) > 0) {
-      g_print ("monoid %s counts bins, which results per region do not: "
-               "skipped (--regions)\n",
-          name);
-      if (!all_option)
-        return 2;
-      continue;
-    }
     g_print ("monoid %s (%s), for sm_%d (%s)\n", name, origin, arch, where);
     ok &= check_types (monoid, first, last, arch);
   }

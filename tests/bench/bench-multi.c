@@ -478,6 +478,9 @@ measure_cuda (
 int
 main (int argc, char **argv)
 {
+  /* Kernels as a pipeline runs them for good: no fast compile first
+   * (GST_CUDAREDUCE_FAST_START, docs/element.md), unless asked for. */
+  g_setenv ("GST_CUDAREDUCE_FAST_START", "0", FALSE);
   const gchar *csv_path = NULL;
   gdouble seconds = 1.0;
   guint max_gpus = G_MAXUINT;

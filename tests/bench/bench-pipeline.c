@@ -407,6 +407,9 @@ print_appsrc_summary (const AppsrcResults *res)
 int
 main (int argc, char **argv)
 {
+  /* Kernels as a pipeline runs them for good: no fast compile first
+   * (GST_CUDAREDUCE_FAST_START, docs/element.md), unless asked for. */
+  g_setenv ("GST_CUDAREDUCE_FAST_START", "0", FALSE);
   const gchar *csv_path = NULL;
   gsize max_bytes = 256 * MIB;
   gdouble seconds = 1.0;

@@ -125,6 +125,9 @@ reduce_frame (Frame *f, const CrRect *rects, const CrRect *chroma_rects,
 int
 main (int argc, char **argv)
 {
+  /* Kernels as a pipeline runs them for good: no fast compile first
+   * (GST_CUDAREDUCE_FAST_START, docs/element.md), unless asked for. */
+  g_setenv ("GST_CUDAREDUCE_FAST_START", "0", FALSE);
   g_autoptr (GError) error = NULL;
   const gchar *csv_path = NULL;
   guint frames = 200;

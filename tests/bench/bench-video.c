@@ -236,6 +236,9 @@ measure_cuda (gdouble seconds)
 int
 main (int argc, char **argv)
 {
+  /* Kernels as a pipeline runs them for good: no fast compile first
+   * (GST_CUDAREDUCE_FAST_START, docs/element.md), unless asked for. */
+  g_setenv ("GST_CUDAREDUCE_FAST_START", "0", FALSE);
   const gchar *csv_path = NULL;
   gdouble seconds = 1.0;
   gboolean cuda_only = FALSE;

@@ -82,22 +82,25 @@ void
 cr_test_count_pairs (const CrTestBinning *b, const CrTestSpan *x, guint cx,
     const CrTestSpan *y, guint cy, guint64 *slots)
 {
-  const guint n = b->bins;
   for (guint64 row = 0; row < x->rows; row++) {
     guint64 xcol, ycol;
     const guint8 *xl = span_line (x, row, &xcol);
     const guint8 *yl = span_line (y, row, &ycol);
-    const guint sx = cr_test_slot_of (b, xl, xcol * x->channels + cx);
-    const guint sy = cr_test_slot_of (b, yl, ycol * y->channels + cy);
-    if (sx < n && sy < n)
-      slots[sx * n + sy]++;
-    else if (sx == n + 2 || sy == n + 2)
-      slots[n * n + 2]++;
-    else if (sx == n || sy == n)
-      slots[n * n]++;
-    else
-      slots[n * n + 1]++;
+    slots[cr_test_pair_slot (b,
+        cr_test_slot_of (b, xl, xcol * x->channels + cx),
+        cr_test_slot_of (b, yl, ycol * y->channels + cy))]++;
   }
+}
+
+guint
+cr_test_pair_slot (const CrTestBinning *b, guint sx, guint sy)
+{
+  const guint n = b->bins;
+  if (sx < n && sy < n)
+    return sx * n + sy;
+  if (sx == n + 2 || sy == n + 2)
+    return n * n + 2;
+  return sx == n || sy == n ? n * n : n * n + 1;
 }
 
 void

@@ -65,6 +65,10 @@ const GValue *cr_test_value_of (
 void cr_test_count_pairs (const CrTestBinning *b, const CrTestSpan *x, guint cx,
     const CrTestSpan *y, guint cy, guint64 *slots);
 
+/* The slot of a pair whose values have the slots @sx and @sy along
+ * each axis, as cr_test_count_pairs counts it. */
+guint cr_test_pair_slot (const CrTestBinning *b, guint sx, guint sy);
+
 /* Fails unless result @s holds the 2-D histogram @want: an array of bins
  * arrays of bins counts, below, above and nan, and a count of all. */
 void cr_test_check_pairs (const GstStructure *s, const CrTestBinning *b,

@@ -1,6 +1,8 @@
 /* cr-test-util.c: helpers shared by the tests. */
 #include "cr-test-util.h"
 
+#include <stdio.h>
+
 #include "cr-compiler.h"
 #include "cr-cuda.h"
 #include "cr-error.h"
@@ -657,4 +659,44 @@ cr_test_run_bounded (CrTestBody body, gconstpointer data, gsize bytes)
   else if (WEXITSTATUS (status) != 0 && why->len == 0)
     g_string_append_printf (why, "exit status %d", WEXITSTATUS (status));
   return g_string_free (why, why->len == 0);
+}
+
+static guint counted_batches, counted_gathered;
+
+static void
+count_batch (GstDebugCategory *category, GstDebugLevel level, const gchar *file,
+    const gchar *function, gint line, GObject *object, GstDebugMessage *message,
+    gpointer data)
+{
+  guint n = 0;
+  if (sscanf (gst_debug_message_get (message),
+          "launching a batch of %u reductions", &n)
+      != 1)
+    return;
+  g_atomic_int_add (&counted_gathered, n);
+  if (n > 1)
+    g_atomic_int_inc (&counted_batches);
+}
+
+void
+cr_test_count_batches_start (void)
+{
+  g_atomic_int_set (&counted_batches, 0);
+  g_atomic_int_set (&counted_gathered, 0);
+  gst_debug_set_active (TRUE);
+  gst_debug_set_threshold_for_name ("cudareduce", GST_LEVEL_LOG);
+  gst_debug_remove_log_function (gst_debug_log_default);
+  gst_debug_add_log_function (count_batch, NULL, NULL);
+}
+
+void
+cr_test_count_batches_stop (guint *batches, guint *gathered)
+{
+  gst_debug_remove_log_function (count_batch);
+  gst_debug_add_log_function (gst_debug_log_default, NULL, NULL);
+  gst_debug_set_threshold_for_name ("cudareduce", GST_LEVEL_NONE);
+  if (batches)
+    *batches = g_atomic_int_get (&counted_batches);
+  if (gathered)
+    *gathered = g_atomic_int_get (&counted_gathered);
 }

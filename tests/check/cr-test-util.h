@@ -127,6 +127,13 @@ GPtrArray *cr_test_files_ending (const gchar *dir, const gchar *suffix);
  * one per line, in a string that the next call empties. */
 const GString *cr_test_keep_engine_debug (void);
 
+/* Counts the element's batch launches from its debug log ("launching a
+ * batch of N reductions") from start to stop: the launches of more than
+ * one, and the reductions in all; the default log handler is off
+ * between. */
+void cr_test_count_batches_start (void);
+void cr_test_count_batches_stop (guint *batches, guint *gathered);
+
 /* Runs @body (@data) in a child process whose address space may grow by at
  * most @bytes, so that a test of input that once made huge allocations
  * fails (the child aborts) instead of taking the machine's memory, in

@@ -55,6 +55,42 @@ GST_START_TEST (test_window_spans_hops)
 
 GST_END_TEST;
 
+/* A busy GPU (each job done 2 ms after it is queued): buffers that end
+ * hops join batches with the others, and each result still spans its
+ * window's rows. 1 ms buffers of 48 frames, 5 ms hops, 15 ms windows, 200
+ * buffers: one in five ends a hop, so more than four in five gathered
+ * means some that end hops were. */
+GST_START_TEST (test_window_busy_gpu)
+{
+  enum { N = 200, FRAMES = 48, HOP = 240 };
+  g_setenv ("CR_FAKE_CUDA_LATENCY_US", "2000", TRUE);
+  guint gathered = 0;
+  cr_test_count_batches_start ();
+  GstHarness *h =
+      cr_test_harness (cr_test_audio_caps ("F32LE", CR_FAKE_RATE, 2), "monoid",
+          "sumsq", "interval", "5000000", "window", "15000000", NULL);
+  gst_harness_play (h);
+  for (guint k = 0; k < N; k++)
+    cr_test_push_ok (h, cr_fake_audio_buffer (FRAMES, k * MS), "busy");
+  g_autoptr (GPtrArray) results = cr_test_results_after_eos (h, "busy");
+  cr_test_count_batches_stop (NULL, &gathered);
+  fail_unless_equals_int (results->len, N * FRAMES / HOP);
+  for (guint k = 0; k < results->len; k++) {
+    const GstStructure *s = g_ptr_array_index (results, k);
+    const guint spans = MIN (k + 1, 3);
+    fail_unless_equals_uint64 (
+        cr_fake_get_uint64 (s, "count"), (guint64)spans * HOP * 2);
+    cr_test_check_time (s, "timestamp", (k + 1 - spans) * 5 * MS, "busy");
+    fail_unless_equals_int (window_complete (s), k >= 2);
+  }
+  fail_unless (gathered > N - N * FRAMES / HOP,
+      "%u of %u buffers gathered: those that end hops launch alone", gathered,
+      N);
+  cr_fake_teardown (h);
+}
+
+GST_END_TEST;
+
 /* A DISCONT starts the window afresh: the results after it span only the
  * hops since, and say so. */
 GST_START_TEST (test_window_discont)
@@ -165,6 +201,7 @@ element_fake_window_suite (void)
   tcase_add_checked_fixture (tc, cr_fake_reset, NULL);
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_window_spans_hops);
+  tcase_add_test (tc, test_window_busy_gpu);
   tcase_add_test (tc, test_window_discont);
   tcase_add_test (tc, test_window_of_one_interval);
   tcase_add_test (tc, test_window_per_channel_histogram);

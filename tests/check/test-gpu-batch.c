@@ -4,12 +4,12 @@
  * data: every size from empty to the largest gathered, unaligned starts,
  * pageable data (copied) and pinned data (read in place), 1 to 256
  * channels, chains that carry state from one reduction to the next and
- * across launches of either kind, batches that fill up; and the element
+ * across launches of either kind, hops of sliding windows whose states
+ * the batch kernel keeps, batches that fill up; and the element
  * gathering buffers that arrive while the GPU is busy. */
 #include "cr-batch.h"
 #include "cr-test-main.h"
 
-#include <stdio.h>
 #include <string.h>
 
 static GRand *rand_;
@@ -21,21 +21,31 @@ typedef struct {
   guint8 ctx[16];
 } Engine;
 
-/* The sum monoid on int32: an int64 accumulator, exact. */
+/* The sum monoid on int32: an int64 accumulator, exact. With @hops of 2 or
+ * more, a sliding window of that many hops. */
 static void
-engine_init (Engine *e, guint channels)
+engine_init_window (Engine *e, guint channels, guint hops)
 {
   g_autoptr (GError) error = NULL;
   g_autoptr (CrMonoid) monoid = cr_monoid_load ("sum", &error);
   fail_unless (monoid != NULL, "%s", error ? error->message : "");
   e->device = cr_device_open (-1, &error);
   fail_unless (e->device != NULL, "%s", error ? error->message : "");
-  e->program = channels > 1 ? cr_program_new_per_channel (monoid, CR_TYPE_INT32)
-                            : cr_program_new (monoid, CR_TYPE_INT32);
+  e->program = cr_program_new_with (monoid, CR_TYPE_INT32,
+      (channels > 1 ? CR_KERNELS_ALL : CR_KERNELS_PITCHED)
+          | (hops > 1 ? CR_KERNELS_WINDOW : 0));
   e->reducer = cr_reducer_new (e->device, e->program, NULL, &error);
   fail_unless (e->reducer != NULL, "%s", error ? error->message : "");
   fail_unless (cr_reducer_set_channels (e->reducer, channels, &error));
+  fail_unless (cr_reducer_set_window (e->reducer, hops, &error), "%s",
+      error ? error->message : "");
   memset (e->ctx, 0, sizeof e->ctx);
+}
+
+static void
+engine_init (Engine *e, guint channels)
+{
+  engine_init_window (e, channels, 0);
 }
 
 static void
@@ -203,13 +213,49 @@ GST_START_TEST (test_batch_pinned_in_place)
 
 GST_END_TEST;
 
+/* A sliding window's hops so far: each one's totals and rows. */
+typedef struct {
+  guint hops; /* the window's; 0: none */
+  guint64 n; /* hops ended */
+  guint64 base; /* rows of the hops ended */
+  gint64 (*sums)[256];
+  guint64 *rows;
+} Hops;
+
+/* @it ends hop h->n: its result is the window's, the last hops' sums. */
+static void
+end_hop (Hops *h, Item *it, guint channels)
+{
+  const guint64 rows = it->options.rows_before + it->rows - h->base;
+  const guint span = (guint)MIN (h->n + 1, h->hops);
+
+  memcpy (h->sums[h->n], it->want, sizeof h->sums[h->n]);
+  h->rows[h->n] = rows;
+  it->options.hop = h->n;
+  it->options.window_hops = span;
+  it->want_count = 0;
+  for (guint c = 0; c < channels; c++)
+    it->want[c] = 0;
+  for (guint64 j = h->n + 1 - span; j <= h->n; j++) {
+    for (guint c = 0; c < channels; c++)
+      it->want[c] += h->sums[j][c];
+    it->want_count += h->rows[j] * channels;
+  }
+  h->base += rows;
+  h->n++;
+}
+
 /* Results that span reductions, as intervals give them: chains of random
  * length, some reductions keeping no result, with the state passing within
- * a batch, from a batch to a launch of its own and back. */
+ * a batch, from a batch to a launch of its own and back. With @hops, each
+ * result ends a hop of a sliding window of that many, and spans the last
+ * hops: kept in the ring and combined in a batch, or by a launch of its
+ * own, in any order. */
 static void
-chained (guint channels)
+chained_window (guint channels, guint hops)
 {
-  g_autofree gchar *what = g_strdup_printf ("chains, %u channels", channels);
+  g_autofree gchar *what = g_strdup_printf (
+      "chains, %u channels, window of %u hops", channels, hops);
   enum { N = 400 };
   Engine e;
   Item *items = g_new0 (Item, N);
@@ -219,18 +265,26 @@ chained (guint channels)
   guint64 rows_before = 0;
   gboolean open = FALSE;
   GPtrArray *batch = g_ptr_array_new ();
+  Hops h = { .hops = hops,
+    .sums = g_malloc0 (N * sizeof *h.sums),
+    .rows = g_new0 (guint64, N) };
 
-  engine_init (&e, channels);
+  engine_init_window (&e, channels, hops);
   for (guint k = 0; k < N; k++) {
     Item *it = &items[k];
     g_autoptr (GError) error = NULL;
     gsize rows = g_rand_int_range (rand_, 0, 2000 / channels + 2);
     gboolean ends = g_rand_int_range (rand_, 0, 4) == 0;
     it->options.carry = open;
-    it->options.rows_before = open ? rows_before : 0;
+    /* In a window, rows count from its start afresh. */
+    it->options.window_base = hops ? h.base : 0;
+    it->options.rows_before = open ? rows_before : it->options.window_base;
     it->options.discard_result = !ends;
     item_fill (&e, it, channels, rows, k % 3 == 0, open ? carried : NULL,
         it->options.rows_before);
+    memcpy (carried, it->want, sizeof carried);
+    if (ends && hops)
+      end_hop (&h, it, channels);
     CrRegion region = item_region (it, channels);
     /* One in eight launches alone, the rest gather. */
     if (k % 8 == 5) {
@@ -267,7 +321,6 @@ chained (guint channels)
       if (!ends)
         fail_unless_equals_int (it->result, G_MAXUINT);
     }
-    memcpy (carried, it->want, sizeof carried);
     rows_before = it->options.rows_before + rows;
     open = !ends;
   }
@@ -295,6 +348,8 @@ chained (guint channels)
     item_clear (&e, &items[k]);
   }
   g_ptr_array_unref (batch);
+  g_free (h.sums);
+  g_free (h.rows);
   g_free (jobs);
   g_free (items);
   engine_clear (&e);
@@ -302,30 +357,28 @@ chained (guint channels)
 
 GST_START_TEST (test_batch_chains)
 {
-  chained (1);
-  chained (2);
-  chained (5);
+  chained_window (1, 0);
+  chained_window (2, 0);
+  chained_window (5, 0);
+}
+
+GST_END_TEST;
+
+/* Hops of sliding windows ending in batches, in launches of their own, and
+ * both in turn; more hops than a batch holds, and windows longer than
+ * the chains. */
+GST_START_TEST (test_batch_window_hops)
+{
+  chained_window (1, 3);
+  chained_window (2, 2);
+  chained_window (6, 5);
+  chained_window (3, 70);
 }
 
 GST_END_TEST;
 
 /* The element: buffers pushed faster than launches complete are gathered;
  * every result is still the buffer's own, in order. */
-static guint batched_launches;
-
-static void
-count_batches (GstDebugCategory *category, GstDebugLevel level,
-    const gchar *file, const gchar *function, gint line, GObject *object,
-    GstDebugMessage *message, gpointer data)
-{
-  guint n = 0;
-  if (sscanf (gst_debug_message_get (message),
-          "launching a batch of %u reductions", &n)
-          == 1
-      && n > 1)
-    g_atomic_int_inc (&batched_launches);
-}
-
 GST_START_TEST (test_element_gathers_small_buffers)
 {
   enum { N = 2000 };
@@ -334,11 +387,8 @@ GST_START_TEST (test_element_gathers_small_buffers)
   gint64 *sums = g_new0 (gint64, N);
   guint *sizes = g_new0 (guint, N);
 
-  gst_debug_set_active (TRUE);
-  gst_debug_set_threshold_for_name ("cudareduce", GST_LEVEL_LOG);
-  gst_debug_remove_log_function (gst_debug_log_default);
-  gst_debug_add_log_function (count_batches, NULL, NULL);
-  g_atomic_int_set (&batched_launches, 0);
+  guint batches = 0;
+  cr_test_count_batches_start ();
   for (guint k = 0; k < N; k++) {
     sizes[k] = g_rand_int_range (rand_, 1, 4096);
     GstBuffer *buf = gst_buffer_new_allocate (NULL, sizes[k] * 4, NULL);
@@ -368,11 +418,10 @@ GST_START_TEST (test_element_gathers_small_buffers)
     fail_unless_equals_uint64 (GST_BUFFER_PTS (out), k * GST_MSECOND);
     gst_buffer_unref (out);
   }
-  gst_debug_remove_log_function (count_batches);
+  cr_test_count_batches_stop (&batches, NULL);
   /* The harness pushes from this thread far faster than one launch a
    * buffer; if nothing was ever gathered, batching does not work. */
-  fail_unless (g_atomic_int_get (&batched_launches) > 0,
-      "no launch gathered more than one buffer");
+  fail_unless (batches > 0, "no launch gathered more than one buffer");
   g_free (sums);
   g_free (sizes);
   gst_harness_teardown (h);
@@ -385,6 +434,7 @@ static const CrTestCase cases[] = {
   CR_TEST_CASE (test_batch_channels),
   CR_TEST_CASE (test_batch_pinned_in_place),
   CR_TEST_CASE (test_batch_chains),
+  CR_TEST_CASE (test_batch_window_hops),
   CR_TEST_CASE (test_element_gathers_small_buffers),
   { NULL },
 };

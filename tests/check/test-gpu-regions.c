@@ -10,11 +10,13 @@
 #include "cr-job.h"
 #include "cr-reducer-regions.h"
 #include "cr-test-main.h"
-#include "cr-test-video.h"
+#include "cr-test-regions.h"
 
 #include <string.h>
 
 static GRand *rand_;
+/* random_rect's regions are mostly small (test_rects_small). */
+static gboolean small_rects_;
 
 typedef struct {
   CrDevice *device;
@@ -142,6 +144,15 @@ static CrRect
 random_rect (const Plane *p, guint k)
 {
   CrRect r = { 0 };
+  if (small_rects_ && k % 11 != 10) {
+    /* Up to 16 x 32 pixels: the reducer reads such a region with a warp
+     * (most of them, with up to four channels), in groups of up to 8. */
+    r.x = g_rand_int_range (rand_, 0, p->cols);
+    r.y = g_rand_int_range (rand_, 0, p->lines);
+    r.width = g_rand_int_range (rand_, 0, MIN (16, p->cols - r.x) + 1);
+    r.lines = g_rand_int_range (rand_, 0, MIN (32, p->lines - r.y) + 1);
+    return r;
+  }
   switch (k % 7) {
     case 0: /* the whole plane */
       r.width = p->cols;
@@ -288,6 +299,21 @@ GST_START_TEST (test_rects_counts)
 
 GST_END_TEST;
 
+/* Runs of small regions, each read by a warp of a block it shares, among
+ * large ones read by blocks of their own. */
+GST_START_TEST (test_rects_small)
+{
+  small_rects_ = TRUE;
+  for (guint channels = 1; channels <= 4; channels++) {
+    regions_case ("sum", CR_TYPE_UINT8, channels, 300, channels % 2, FALSE);
+    regions_case ("argmax", CR_TYPE_UINT16, channels, 97, TRUE, TRUE);
+  }
+  regions_case ("sum", CR_TYPE_UINT8, 1, CR_REGIONS_MAX, FALSE, TRUE);
+  small_rects_ = FALSE;
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_rects_carry_between_planes)
 {
   regions_case ("sum", CR_TYPE_UINT8, 1, 200, FALSE, TRUE);
@@ -419,74 +445,13 @@ GST_END_TEST;
 
 /* The element */
 
-/* A rectangle in the frame's pixels, clipped as the element clips it. */
-typedef struct {
-  gint x, y, w, h;
-} Box;
-
-static Box
-clip_box (Box b, gint width, gint height)
-{
-  const gint64 x0 = CLAMP ((gint64)b.x, 0, width);
-  const gint64 y0 = CLAMP ((gint64)b.y, 0, height);
-  const gint64 x1 = CLAMP ((gint64)b.x + b.w, 0, width);
-  const gint64 y1 = CLAMP ((gint64)b.y + b.h, 0, height);
-  Box c = { (gint)x0, (gint)y0, (gint)(x1 - x0), (gint)(y1 - y0) };
-  if (c.w <= 0 || c.h <= 0)
-    c.w = c.h = 0;
-  return c;
-}
-
-/* A random rectangle of a @width x @height frame: mostly inside, some
- * across an edge, some wholly outside. */
-static Box
-random_box (gint width, gint height)
-{
-  Box b;
-  b.w = g_rand_int_range (rand_, 1, width / 2 + 2);
-  b.h = g_rand_int_range (rand_, 1, height / 2 + 2);
-  b.x = g_rand_int_range (rand_, -b.w, width + 4);
-  b.y = g_rand_int_range (rand_, -b.h, height + 4);
-  return b;
-}
-
 static guint
-elem_bytes (const GstVideoInfo *info)
-{
-  return GST_VIDEO_INFO_COMP_DEPTH (info, 0) > 8 ? 2 : 1;
-}
-
-static guint64
-frame_sample (const CrTestFrame *f, guint plane, gsize line, gsize byte)
-{
-  const guint8 *at =
-      f->data + f->info.offset[plane] + line * f->info.stride[plane] + byte;
-  return elem_bytes (&f->info) == 2 ? GST_READ_UINT16_LE (at) : at[0];
-}
-
-/* The samples of component @c's plane that a clipped @b covers: the first
- * floors, the end ceils. */
-static void
-comp_span (const GstVideoInfo *info, guint c, Box b, gint *x0, gint *x1,
-    gint *y0, gint *y1)
-{
-  const guint ws = GST_VIDEO_FORMAT_INFO_W_SUB (info->finfo, c);
-  const guint hs = GST_VIDEO_FORMAT_INFO_H_SUB (info->finfo, c);
-  *x0 = b.x >> ws;
-  *y0 = b.y >> hs;
-  *x1 = (b.x + b.w + (1 << ws) - 1) >> ws;
-  *y1 = (b.y + b.h + (1 << hs) - 1) >> hs;
-  if (b.w == 0)
-    *x1 = *x0, *y1 = *y0;
-}
-
-static guint
-region_add (const CrTestFrame *f, Box b, gboolean per_channel,
+region_add (const CrTestFrame *f, CrTestBox b, gboolean per_channel,
     gdouble threshold, guint64 frame, CrTestStats *values)
 {
   const GstVideoInfo *info = &f->info;
   const guint n_comps = GST_VIDEO_INFO_N_COMPONENTS (info);
-  const guint e = elem_bytes (info);
+  const guint e = cr_test_sample_bytes (info);
   gint x0, x1, y0, y1;
 
   if (per_channel) {
@@ -494,12 +459,12 @@ region_add (const CrTestFrame *f, Box b, gboolean per_channel,
       const guint plane = GST_VIDEO_INFO_COMP_PLANE (info, c);
       const gsize pstride = GST_VIDEO_INFO_COMP_PSTRIDE (info, c);
       const gsize poffset = GST_VIDEO_INFO_COMP_POFFSET (info, c);
-      comp_span (info, c, b, &x0, &x1, &y0, &y1);
+      cr_test_box_span (info, c, b, &x0, &x1, &y0, &y1);
       const guint64 first = frame * (guint64)(x1 - x0) * (y1 - y0);
       for (gint y = y0; y < y1; y++)
         for (gint x = x0; x < x1; x++)
           cr_test_stats_add (&values[c],
-              frame_sample (f, plane, y, x * pstride + poffset),
+              cr_test_sample (f, plane, y, x * pstride + poffset),
               first + (guint64)(y - y0) * (x1 - x0) + (x - x0), threshold);
     }
     return n_comps;
@@ -513,14 +478,14 @@ region_add (const CrTestFrame *f, Box b, gboolean per_channel,
       while (GST_VIDEO_INFO_COMP_PLANE (info, c) != plane)
         c++;
       const gsize pstride = GST_VIDEO_INFO_COMP_PSTRIDE (info, c);
-      comp_span (info, c, b, &x0, &x1, &y0, &y1);
+      cr_test_box_span (info, c, b, &x0, &x1, &y0, &y1);
       for (gint y = y0; y < y1; y++)
         for (gsize byte = x0 * pstride; byte < x1 * pstride; byte += e) {
           if (pass == 0)
             samples++;
           else
             cr_test_stats_add (
-                &values[0], frame_sample (f, plane, y, byte), i++, threshold);
+                &values[0], cr_test_sample (f, plane, y, byte), i++, threshold);
         }
     }
   }
@@ -531,7 +496,7 @@ region_add (const CrTestFrame *f, Box b, gboolean per_channel,
  * order their values by component), or over every sample of its pixels,
  * plane after plane in memory order, indices continuing. */
 static guint
-region_reference (const CrTestFrame *f, Box b, gboolean per_channel,
+region_reference (const CrTestFrame *f, CrTestBox b, gboolean per_channel,
     gdouble threshold, CrTestStats *values)
 {
   for (guint c = 0; c < GST_VIDEO_MAX_COMPONENTS; c++)
@@ -644,28 +609,6 @@ typedef struct {
   const gchar *roi_types; /* NULL: none */
 } RegionsCase;
 
-static gchar *
-rects_text (const Box *boxes, guint n)
-{
-  GString *s = g_string_new ("<");
-  for (guint k = 0; k < n; k++)
-    g_string_append_printf (s, "%s<%d,%d,%d,%d>", k ? "," : "", boxes[k].x,
-        boxes[k].y, boxes[k].w, boxes[k].h);
-  g_string_append_c (s, '>');
-  return g_string_free (s, FALSE);
-}
-
-static gboolean
-type_read (const gchar *types, const gchar *type)
-{
-  if (types == NULL)
-    return FALSE;
-  if (strcmp (types, "*") == 0)
-    return TRUE;
-  g_auto (GStrv) names = g_strsplit (types, ",", -1);
-  return g_strv_contains ((const gchar *const *)names, type);
-}
-
 /* Frames of @c through a harness: every result checked, and the
  * parameters on the ROI metas of the frames pushed on. */
 static void
@@ -677,10 +620,10 @@ regions_element_case (const RegionsCase *c)
                                             "metas of types %s",
       c->format, c->width, c->height, c->per_channel ? " per channel" : "",
       c->n_rects, c->n_metas, c->roi_types ? c->roi_types : "none");
-  Box *boxes = g_new (Box, c->n_rects + 1);
+  CrTestBox *boxes = g_new (CrTestBox, c->n_rects + 1);
   for (guint k = 0; k < c->n_rects; k++)
-    boxes[k] = random_box (c->width, c->height);
-  g_autofree gchar *rects = rects_text (boxes, c->n_rects);
+    boxes[k] = cr_test_box_random (rand_, c->width, c->height);
+  g_autofree gchar *rects = cr_test_boxes_text (boxes, c->n_rects);
   g_autofree gchar *props = cr_test_stats_props (c->format);
   const gdouble threshold = cr_test_threshold_of (c->format);
   g_autoptr (GstCaps) caps = gst_caps_new_simple ("video/x-raw", "format",
@@ -697,13 +640,13 @@ regions_element_case (const RegionsCase *c)
   gst_harness_set_src_caps (h, gst_caps_ref (caps));
 
   CrTestFrame frames[FRAMES];
-  Box metas[FRAMES][8];
+  CrTestBox metas[FRAMES][8];
   for (guint n = 0; n < FRAMES; n++) {
     frames[n] = cr_test_frame_new (
         rand_, c->format, c->width, c->height, n % 2 ? 0 : 4 * (n + 1));
     GstBuffer *buf = cr_test_frame_buffer (&frames[n], n);
     for (guint m = 0; m < c->n_metas; m++) {
-      metas[n][m] = random_box (c->width, c->height);
+      metas[n][m] = cr_test_box_random (rand_, c->width, c->height);
       /* The meta's coordinates are unsigned: off the frame to the left
        * is far to the right. */
       metas[n][m].x = MAX (metas[n][m].x, 0);
@@ -724,24 +667,24 @@ regions_element_case (const RegionsCase *c)
     fail_unless (gst_structure_get_uint (s, "regions", &n_regions));
     guint expect = c->n_rects;
     for (guint m = 0; m < c->n_metas; m++)
-      expect += type_read (c->roi_types, types[m % 3]);
+      expect += cr_test_type_read (c->roi_types, types[m % 3]);
     fail_unless_equals_int (n_regions, expect);
     CrTestStats want[GST_VIDEO_MAX_COMPONENTS];
     guint k = 0;
     for (guint j = 0; j < c->n_rects; j++, k++) {
       const guint nv = region_reference (&frames[n],
-          clip_box (boxes[j], c->width, c->height), c->per_channel, threshold,
-          want);
+          cr_test_box_clip (boxes[j], c->width, c->height), c->per_channel,
+          threshold, want);
       g_autofree gchar *where =
           g_strdup_printf ("%s, frame %u, rectangle %u", what, n, j);
       check_region (s, k, c->per_channel, want, nv, where);
       fail_unless_equals_int (region_field (s, "region-ids", k, FALSE, 0), j);
     }
     for (guint m = 0; m < c->n_metas; m++) {
-      if (!type_read (c->roi_types, types[m % 3]))
+      if (!cr_test_type_read (c->roi_types, types[m % 3]))
         continue;
       const guint nv = region_reference (&frames[n],
-          clip_box (metas[n][m], c->width, c->height), c->per_channel,
+          cr_test_box_clip (metas[n][m], c->width, c->height), c->per_channel,
           threshold, want);
       g_autofree gchar *where =
           g_strdup_printf ("%s, frame %u, meta %u", what, n, m);
@@ -797,9 +740,9 @@ GST_END_TEST;
 /* output=tensor: one tensor per field, [regions][values]. */
 GST_START_TEST (test_element_regions_tensors)
 {
-  const Box boxes[] = { { 0, 0, 64, 64 }, { 100, 50, 33, 17 },
+  const CrTestBox boxes[] = { { 0, 0, 64, 64 }, { 100, 50, 33, 17 },
     { -10, -10, 20, 20 }, { 400, 400, 5, 5 } };
-  g_autofree gchar *rects = rects_text (boxes, G_N_ELEMENTS (boxes));
+  g_autofree gchar *rects = cr_test_boxes_text (boxes, G_N_ELEMENTS (boxes));
   g_autoptr (GstCaps) caps = gst_caps_from_string (
       "video/x-raw,format=NV12,width=320,height=240,framerate=30/1");
   GstHarness *h = cr_test_harness (gst_caps_ref (caps), "monoid", "sum",
@@ -818,7 +761,8 @@ GST_START_TEST (test_element_regions_tensors)
   fail_unless_equals_int (map.size, 4 * 3 * 8);
   for (guint k = 0; k < G_N_ELEMENTS (boxes); k++) {
     CrTestStats want[GST_VIDEO_MAX_COMPONENTS];
-    region_reference (&f, clip_box (boxes[k], 320, 240), TRUE, 255, want);
+    region_reference (
+        &f, cr_test_box_clip (boxes[k], 320, 240), TRUE, 255, want);
     for (guint v = 0; v < 3; v++) {
       guint64 got;
       memcpy (&got, map.data + (k * 3 + v) * 8, 8);
@@ -843,9 +787,9 @@ static void
 regions_window_case (const gchar *format, gboolean per_channel)
 {
   enum { FRAMES = 9, HOP = 2, HOPS = 3, W = 150, H = 86 };
-  const Box boxes[] = { { 0, 0, 32, 16 }, { 33, 7, 50, 41 },
+  const CrTestBox boxes[] = { { 0, 0, 32, 16 }, { 33, 7, 50, 41 },
     { 140, 80, 30, 30 }, { -4, 60, 9, 9 }, { 200, 0, 4, 4 } };
-  g_autofree gchar *rects = rects_text (boxes, G_N_ELEMENTS (boxes));
+  g_autofree gchar *rects = cr_test_boxes_text (boxes, G_N_ELEMENTS (boxes));
   g_autofree gchar *props = cr_test_stats_props (format);
   g_autofree gchar *desc = g_strdup_printf ("cudareduce %s per-channel=%d "
                                             "regions=\"%s\" "
@@ -882,8 +826,8 @@ regions_window_case (const gchar *format, gboolean per_channel)
       for (guint c = 0; c < GST_VIDEO_MAX_COMPONENTS; c++)
         cr_test_stats_init (&want[c]);
       for (guint f = from; f < to; f++)
-        nv = region_add (&frames[f], clip_box (boxes[j], W, H), per_channel,
-            threshold, f, want);
+        nv = region_add (&frames[f], cr_test_box_clip (boxes[j], W, H),
+            per_channel, threshold, f, want);
       g_autofree gchar *what = g_strdup_printf (
           "%s window, hop %u (frames %u to %u)", format, k, from, to - 1);
       check_region (s, j, per_channel, want, nv, what);
@@ -908,31 +852,23 @@ GST_END_TEST;
 static void
 cuda_memory_case (const gchar *format, gboolean per_channel)
 {
-  const Box boxes[] = { { 0, 0, 64, 64 }, { 31, 17, 90, 51 },
-    { -5, 100, 40, 400 }, { 150, 0, 200, 9 }, { 1000, 1000, 3, 3 } };
-  g_autofree gchar *rects = rects_text (boxes, G_N_ELEMENTS (boxes));
-  g_autofree gchar *props = cr_test_stats_props (format);
-  g_autofree gchar *desc = g_strdup_printf (
-      "videotestsrc num-buffers=3 pattern=snow ! video/x-raw,format=%s,"
-      "width=256,height=144 ! identity name=frames ! cudaupload ! "
-      "cudareduce %s per-channel=%d regions=\"%s\" ! fakesink",
-      format, props, per_channel, rects);
+  g_autofree gchar *stats = cr_test_stats_props (format);
+  g_autofree gchar *props =
+      g_strdup_printf ("%s per-channel=%d", stats, per_channel);
   g_autoptr (GPtrArray) frames =
       g_ptr_array_new_with_free_func ((GDestroyNotify)gst_buffer_unref);
-  g_autoptr (GstCaps) caps = NULL;
-  g_autoptr (GPtrArray) results =
-      cr_test_play_keeping_frames (desc, frames, &caps, NULL);
-  fail_unless_equals_int (results->len, 3);
   GstVideoInfo info;
-  fail_unless (gst_video_info_from_caps (&info, caps));
+  g_autoptr (GPtrArray) results =
+      cr_test_regions_in_cuda_memory (format, props, frames, &info);
   for (guint n = 0; n < results->len; n++) {
     CrTestFrame f =
         cr_test_frame_of_buffer (g_ptr_array_index (frames, n), &info);
     const GstStructure *s = g_ptr_array_index (results, n);
-    for (guint k = 0; k < G_N_ELEMENTS (boxes); k++) {
+    for (guint k = 0; k < CR_TEST_CUDA_BOXES; k++) {
       CrTestStats want[GST_VIDEO_MAX_COMPONENTS];
-      const guint nv = region_reference (&f, clip_box (boxes[k], 256, 144),
-          per_channel, cr_test_threshold_of (format), want);
+      const guint nv = region_reference (&f,
+          cr_test_box_clip (cr_test_cuda_boxes[k], 256, 144), per_channel,
+          cr_test_threshold_of (format), want);
       g_autofree gchar *where = g_strdup_printf (
           "%s in CUDA memory, frame %u, region %u", format, n, k);
       check_region (s, k, per_channel, want, nv, where);
@@ -958,6 +894,7 @@ GST_END_TEST;
 static const CrTestCase cases[] = {
   CR_TEST_CASE (test_rects_channels),
   CR_TEST_CASE (test_rects_counts),
+  CR_TEST_CASE (test_rects_small),
   CR_TEST_CASE (test_rects_carry_between_planes),
   CR_TEST_CASE (test_rects_repeated),
   CR_TEST_CASE (test_rects_window),

@@ -151,13 +151,15 @@ expect 0 "sum on float64: 2 programs in the cache (2 compiled" --fill-cache --ar
 [ "$(find "$tmp/cache" -name '*.bin' | wc -l)" = 12 ] ||
   fail "--fill-cache left $(find "$tmp/cache" -name '*.bin' | wc -l) images, not 12"
 # --window and --regions: the programs of an element with those, others
-# than the ones above; a monoid that counts bins has no regions' programs.
+# than the ones above, a monoid that counts pairs too.
 expect 0 "sum on uint8: 2 programs in the cache (2 compiled" \
   --fill-cache --arch 90 --type uint8 --single --window --regions sum
 [ "$(find "$tmp/cache" -name '*.bin' | wc -l)" = 14 ] ||
   fail "--fill-cache --window --regions left $(find "$tmp/cache" -name '*.bin' | wc -l) images, not 14"
-expect 2 "monoid histogram counts bins, which results per region do not" \
-  --fill-cache --arch 90 --type uint8 --single --regions histogram
+expect 0 "vectorscope on uint8: 2 programs in the cache (2 compiled" \
+  --fill-cache --arch 90 --type uint8 --single --regions vectorscope
+[ "$(find "$tmp/cache" -name '*.bin' | wc -l)" = 16 ] ||
+  fail "--regions vectorscope left $(find "$tmp/cache" -name '*.bin' | wc -l) images, not 16"
 # --all: every built-in in turn, here into the cache (one type, one result
 # each, to keep it short); a MONOID beside it is refused.
 expect 0 "monoids: every one compiles" --fill-cache --all --arch 90 --type uint8 --single

@@ -2,11 +2,11 @@
 # parallel-suite.sh [BUILD]: on the GPU machine, from the project root with
 # .gpu carried, builds (a fresh BUILD, /tmp/parallel-suite unless given)
 # and runs the GPU suite (CUDAREDUCE_REQUIRE_GPU=1, CUDAREDUCE_REQUIRE_NVRTC=1)
-# in four groups at once: one after another the suite takes longer than a
+# in five groups at once: one after another the suite takes longer than a
 # device call's 10 minutes, while its tests mostly wait on NVRTC, one core
 # each. The groups balance the durations measured on the H200 (gpu-builtins
 # and gpu-channels about 150 s alone); a test not named below joins the
-# last group. LIMIT (420) bounds each group in seconds. Prints each test's
+# fourth group. LIMIT (420) bounds each group in seconds. Prints each test's
 # result and packs the logs into $OUT/suite-logs.tgz (a device call brings
 # back only a few files).
 set -u
@@ -20,7 +20,8 @@ export CUDAREDUCE_REQUIRE_GPU=1 CUDAREDUCE_REQUIRE_NVRTC=1
 groups=("gpu-builtins gpu-stuck gpu-stuck-launch gpu-percentiles"
   "gpu-channels gpu-multi gpu-level gpu-histogram"
   "gpu-video gpu-element gpu-memory gpu-async gpu-python-examples gpu-binned"
-  "gpu-intervals gpu-batch gpu-cuda gpu-fused")
+  "gpu-intervals gpu-batch gpu-cuda gpu-fused"
+  "gpu-region-bins")
 # Meson lists "project:suite / name", older ones "project:name".
 for t in $(meson test -C "$build" --list --suite gpu --no-rebuild 2>/dev/null | sed -e 's|^.* / ||' -e 's|^.*:||'); do
   [[ " ${groups[*]} " == *" $t "* ]] || groups[3]+=" $t"
@@ -40,5 +41,5 @@ for k in "${!pids[@]}"; do
 done
 cp "$build"/meson-logs/group*.txt "$logs/" 2>/dev/null
 tar czf "$out/suite-logs.tgz" -C "$out" suite-logs && rm -rf "$logs"
-echo "GPU suite in four groups: $([ $status = 0 ] && echo passed || echo FAILED)"
+echo "GPU suite in five groups: $([ $status = 0 ] && echo passed || echo FAILED)"
 exit $status
