@@ -227,6 +227,103 @@ cr_input_format_from_caps (const GstCaps *caps, CrInputFormat *fmt)
   return cr_input_format_parse (caps, fmt, NULL);
 }
 
+/* Whether a frame of @format can be reduced with these settings: the
+ * plan of a small one is made. */
+static gboolean
+video_format_readable (
+    const gchar *format, gboolean per_channel, gint component, gchar **pair)
+{
+  g_autoptr (GstCaps) caps = gst_caps_new_simple ("video/x-raw", "format",
+      G_TYPE_STRING, format, "width", G_TYPE_INT, 64, "height", G_TYPE_INT, 64,
+      "framerate", GST_TYPE_FRACTION, 0, 1, NULL);
+  CrInputFormat f;
+  if (!cr_input_format_from_caps (caps, &f))
+    return FALSE;
+  g_autoptr (GstCudaReducePlan) plan =
+      gst_cuda_reduce_plan_new (&f, per_channel, component, pair, NULL);
+  return plan != NULL;
+}
+
+/* @s with only the formats that video_format_readable takes (of the
+ * element's list where @s names none); NULL for none. */
+static GstStructure *
+readable_video (
+    const GstStructure *s, gboolean per_channel, gint component, gchar **pair)
+{
+  g_autoptr (GstStructure) template = NULL;
+  const GValue *formats = gst_structure_get_value (s, "format");
+  if (formats == NULL) {
+    template = gst_structure_from_string (
+        "video/x-raw, format=(string)" CR_VIDEO_FORMATS, NULL);
+    formats = gst_structure_get_value (template, "format");
+  }
+  GValue kept = G_VALUE_INIT;
+  g_value_init (&kept, GST_TYPE_LIST);
+  const guint n =
+      GST_VALUE_HOLDS_LIST (formats) ? gst_value_list_get_size (formats) : 1;
+  for (guint k = 0; k < n; k++) {
+    const GValue *v = GST_VALUE_HOLDS_LIST (formats)
+        ? gst_value_list_get_value (formats, k)
+        : formats;
+    if (G_VALUE_HOLDS_STRING (v)
+        && video_format_readable (
+            g_value_get_string (v), per_channel, component, pair))
+      gst_value_list_append_value (&kept, v);
+  }
+  GstStructure *out = NULL;
+  if (gst_value_list_get_size (&kept) == 1) {
+    out = gst_structure_copy (s);
+    gst_structure_set_value (
+        out, "format", gst_value_list_get_value (&kept, 0));
+  } else if (gst_value_list_get_size (&kept) > 1) {
+    out = gst_structure_copy (s);
+    gst_structure_set_value (out, "format", &kept);
+  }
+  g_value_unset (&kept);
+  return out;
+}
+
+GstCaps *
+cr_caps_readable (const GstCaps *caps, gboolean video_only,
+    gboolean per_channel, gint component, gchar **pair)
+{
+  GstCaps *out = gst_caps_new_empty ();
+  guint lo = 1, hi = G_MAXINT;
+  const gboolean channels_fit = gst_cuda_reduce_plan_channel_range (
+      per_channel, component, pair, &lo, &hi);
+
+  if (gst_caps_is_any (caps))
+    return out;
+  for (guint k = 0; k < gst_caps_get_size (caps); k++) {
+    const GstStructure *s = gst_caps_get_structure (caps, k);
+    const gchar *media = gst_structure_get_name (s);
+    GstStructure *kept = NULL;
+    if (strcmp (media, "video/x-raw") == 0) {
+      kept = readable_video (s, per_channel, component, pair);
+    } else if (video_only || !channels_fit) {
+      kept = NULL;
+    } else if (strcmp (media, "audio/x-raw") == 0) {
+      /* Bounded by intersecting with the range. */
+      g_autoptr (GstCaps) one =
+          gst_caps_new_full (gst_structure_copy (s), NULL);
+      g_autoptr (GstCaps) range = gst_caps_new_simple ("audio/x-raw",
+          "channels", GST_TYPE_INT_RANGE, (gint)lo, (gint)hi, NULL);
+      if (lo == hi)
+        gst_caps_set_simple (range, "channels", G_TYPE_INT, (gint)lo, NULL);
+      g_autoptr (GstCaps) both = gst_caps_intersect (one, range);
+      if (!gst_caps_is_empty (both))
+        kept = gst_structure_copy (gst_caps_get_structure (both, 0));
+    } else {
+      kept = gst_structure_copy (s);
+    }
+    GstCapsFeatures *features = gst_caps_get_features (caps, k);
+    if (kept)
+      gst_caps_append_structure_full (
+          out, kept, features ? gst_caps_features_copy (features) : NULL);
+  }
+  return out;
+}
+
 /* The values per result field for input @s, or 0 when @s does not fix
  * them. */
 static guint

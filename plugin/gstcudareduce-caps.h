@@ -61,6 +61,15 @@ gboolean cr_input_format_from_caps (const GstCaps *caps, CrInputFormat *fmt);
 /* The element types that @s (fixed or not) allows. */
 GList *cr_caps_structure_types (const GstStructure *s);
 
+/* The part of @caps that the element can reduce with these settings (as
+ * gst_cuda_reduce_plan_new takes them): video formats that have the
+ * components a pair names or @component selects, audio of enough
+ * channels, and video alone with @video_only (regions). Tensors stay as
+ * they are where they can apply, as their extents are in a string that
+ * caps cannot bound. */
+GstCaps *cr_caps_readable (const GstCaps *caps, gboolean video_only,
+    gboolean per_channel, gint component, gchar **pair);
+
 /* Tensor output caps for input @s: one tensor per result field of @monoid,
  * each of dimension 1 (with @per_channel, the values a result has, which
  * @component may select; left open when @s does not fix them), with the

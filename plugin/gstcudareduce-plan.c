@@ -239,6 +239,28 @@ plan_pairs (GstCudaReducePlan *l, const CrInputFormat *f,
   return TRUE;
 }
 
+/* What gst_cuda_reduce_plan_new below and pair_channel above refuse,
+ * for inputs whose components are channels. */
+gboolean
+gst_cuda_reduce_plan_channel_range (
+    gboolean per_channel, gint component, gchar **pair, guint *lo, guint *hi)
+{
+  guint64 need = component >= 0 ? (guint64)component + 1 : 1;
+
+  if (pair && (per_channel || component >= 0))
+    return FALSE;
+  for (guint k = 0; pair && pair[k]; k++) {
+    guint64 index = 0;
+    if (!g_ascii_string_to_unsigned (
+            pair[k], 10, 0, G_MAXINT - 1, &index, NULL))
+      return FALSE;
+    need = MAX (need, index + 1);
+  }
+  *lo = (guint)need;
+  *hi = per_channel || component >= 0 ? CR_CHANNELS_MAX : G_MAXINT;
+  return *lo <= *hi;
+}
+
 GstCudaReducePlan *
 gst_cuda_reduce_plan_new (const CrInputFormat *f, gboolean per_channel,
     gint component, gchar **pair, GError **error)

@@ -73,6 +73,12 @@ typedef struct {
  * format does not have. */
 GstCudaReducePlan *gst_cuda_reduce_plan_new (const CrInputFormat *format,
     gboolean per_channel, gint component, gchar **pair, GError **error);
+/* The channels of audio, or innermost extents of a tensor, that
+ * gst_cuda_reduce_plan_new takes with these settings: from *@lo to *@hi.
+ * FALSE when it takes none: a pair of named components (U and V), or a
+ * pair with per-channel results or a component. */
+gboolean gst_cuda_reduce_plan_channel_range (
+    gboolean per_channel, gint component, gchar **pair, guint *lo, guint *hi);
 /* The regions a buffer maps to for @plan: one per part, and for a pair
  * the second component's after them. */
 guint gst_cuda_reduce_plan_n_regions (const GstCudaReducePlan *plan);

@@ -36,6 +36,7 @@ void
 gst_cuda_reduce_stream_clear (GstCudaReduceStream *s)
 {
   setup_clear (&s->setup);
+  gst_clear_caps (&s->caps.refused);
   g_array_unref (s->slices);
   gst_cuda_reduce_settings_clear (&s->settings);
 }
@@ -70,6 +71,7 @@ void
 gst_cuda_reduce_stream_stop (GstCudaReduceStream *s, gboolean abandoned)
 {
   s->caps.known = FALSE;
+  gst_clear_caps (&s->caps.refused);
   setup_clear (&s->setup);
   if (abandoned)
     return;
@@ -201,8 +203,8 @@ new_plan (GstCudaReduceStream *s, const CrMonoid *monoid, GError **error)
   return plan;
 }
 
-gboolean
-gst_cuda_reduce_stream_set_caps (GstCudaReduceStream *s, GstCaps *incaps)
+static gboolean
+set_caps (GstCudaReduceStream *s, GstCaps *incaps)
 {
   g_autoptr (GError) error = NULL;
 
@@ -235,6 +237,21 @@ gst_cuda_reduce_stream_set_caps (GstCudaReduceStream *s, GstCaps *incaps)
     return FALSE;
   s->caps.tensors = s->programs.active->program->out.n_fields;
   return TRUE;
+}
+
+gboolean
+gst_cuda_reduce_stream_set_caps (GstCudaReduceStream *s, GstCaps *incaps)
+{
+  /* The base class offers refused caps again with the next buffer: the
+   * error they got once is enough. */
+  if (s->caps.refused && gst_caps_is_equal (incaps, s->caps.refused)) {
+    GST_DEBUG_OBJECT (
+        s->element, "caps refused before: %" GST_PTR_FORMAT, incaps);
+    return FALSE;
+  }
+  const gboolean ok = set_caps (s, incaps);
+  gst_caps_replace (&s->caps.refused, ok ? NULL : incaps);
+  return ok;
 }
 
 /* Buffers */

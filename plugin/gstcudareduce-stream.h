@@ -46,6 +46,7 @@ typedef struct {
     gboolean known;
     guint tensors; /* output tensors negotiated */
     gboolean crop_warned; /* a frame came with a crop meta */
+    GstCaps *refused; /* the last caps refused, with an error posted */
   } caps;
   GstCudaReduceWindow window;
   GArray *slices; /* GstCudaReduceSlice, reused for each buffer */

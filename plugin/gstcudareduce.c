@@ -289,21 +289,51 @@ gst_cuda_reduce_stop (GstBaseTransform *trans)
 
 /* Caps */
 
+/* The part of @caps that the settings can read (a pair of U and V needs
+ * YUV, component=1 two channels, regions video), in a caps query whose
+ * @filter says what the asker can give, so that a converter or a source
+ * upstream picks a format the element reduces. All of @caps when that
+ * part leaves nothing of @filter, and without a filter (a check that two
+ * pads can link): caps the element cannot read then still reach set_caps,
+ * whose error says what to change, rather than failing to link or to
+ * negotiate without a word. */
+static GstCaps *
+readable_part (
+    GstCudaReduce *self, const CrMonoid *monoid, GstCaps *caps, GstCaps *filter)
+{
+  if (filter == NULL)
+    return gst_caps_ref (caps);
+  GST_OBJECT_LOCK (self);
+  const gboolean per_channel = self->props.per_channel;
+  const gint component = self->props.component;
+  const gboolean regions = gst_value_array_get_size (&self->props.regions) > 0
+      || (self->props.roi_types && self->props.roi_types[0]);
+  GST_OBJECT_UNLOCK (self);
+  GstCaps *readable = cr_caps_readable (
+      caps, regions, per_channel, component, monoid ? monoid->pair : NULL);
+  if (gst_caps_can_intersect (readable, filter))
+    return readable;
+  gst_caps_unref (readable);
+  return gst_caps_ref (caps);
+}
+
 static GstCaps *
 gst_cuda_reduce_transform_caps (GstBaseTransform *trans,
     GstPadDirection direction, GstCaps *caps, GstCaps *filter)
 {
   GstCudaReduce *self = GST_CUDA_REDUCE (trans);
+  g_autoptr (GError) error = NULL;
+  /* Without a monoid the start fails anyway: the caps are not narrowed. */
+  g_autoptr (CrMonoid) monoid = current_monoid (self, &error);
   GstCaps *result;
 
   if (!tensor_output (self)) {
-    result = gst_caps_ref (caps);
+    result = readable_part (self, monoid, caps, filter);
   } else if (direction == GST_PAD_SRC) {
     /* Any input gives tensors; which ones is decided going downstream. */
-    result = gst_static_pad_template_get_caps (&sink_template);
+    g_autoptr (GstCaps) any = gst_static_pad_template_get_caps (&sink_template);
+    result = readable_part (self, monoid, any, filter);
   } else {
-    g_autoptr (GError) error = NULL;
-    g_autoptr (CrMonoid) monoid = current_monoid (self, &error);
     GST_OBJECT_LOCK (self);
     gboolean per_channel = self->props.per_channel;
     gint component = self->props.component;

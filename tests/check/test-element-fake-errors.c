@@ -187,6 +187,30 @@ GST_START_TEST (test_monoid_never_ends)
 
 GST_END_TEST;
 
+/* Caps the settings cannot read get one error that says what to change,
+ * however often the base class offers them again (with each buffer). */
+GST_START_TEST (test_refused_caps_posted_once)
+{
+  GstHarness *h = cr_test_harness (
+      cr_test_audio_caps ("F32LE", CR_FAKE_RATE, 1), "component", "1", NULL);
+  gst_harness_play (h);
+  for (guint k = 0; k < 3; k++)
+    fail_if (
+        gst_harness_push (h, cr_fake_audio_buffer (480, 0)) == GST_FLOW_OK);
+  g_autoptr (GstMessage) msg = cr_test_pop_error (h);
+  fail_unless (msg != NULL);
+  g_autoptr (GError) error = NULL;
+  gst_message_parse_error (msg, &error, NULL);
+  fail_unless (strstr (error->message, "component=1 selects nothing"), "%s",
+      error->message);
+  g_autoptr (GstMessage) again =
+      gst_bus_pop_filtered (GST_ELEMENT_BUS (h->element), GST_MESSAGE_ERROR);
+  fail_if (again != NULL, "a second error");
+  cr_fake_teardown (h);
+}
+
+GST_END_TEST;
+
 static Suite *
 element_fake_errors_suite (void)
 {
@@ -202,6 +226,7 @@ element_fake_errors_suite (void)
   tcase_add_test (tc, test_alloc_fails);
   tcase_add_test (tc, test_monoid_faults);
   tcase_add_test (tc, test_monoid_never_ends);
+  tcase_add_test (tc, test_refused_caps_posted_once);
   return s;
 }
 

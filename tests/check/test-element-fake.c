@@ -768,6 +768,70 @@ GST_START_TEST (test_pipeline_restarts)
 
 GST_END_TEST;
 
+/* The caps the element reads: @launch (a pipeline with a cudareduce
+ * named r) plays to its end with @buffers results, and its input caps
+ * then. */
+static GstCaps *
+negotiated_input (const gchar *launch, guint buffers)
+{
+  g_autoptr (GError) error = NULL;
+  GstElement *p = gst_parse_launch (launch, &error);
+  fail_unless (p != NULL, "%s", error ? error->message : "");
+  g_autoptr (GPtrArray) results = cr_fake_play_to_eos (p, launch);
+  fail_unless_equals_int (results->len, buffers);
+  GstElement *r = gst_bin_get_by_name (GST_BIN (p), "r");
+  GstPad *sink = gst_element_get_static_pad (r, "sink");
+  GstCaps *caps = gst_pad_get_current_caps (sink);
+  fail_unless (caps != NULL);
+  gst_object_unref (sink);
+  gst_object_unref (r);
+  gst_element_set_state (p, GST_STATE_NULL);
+  gst_object_unref (p);
+  return caps;
+}
+
+/* Sources and converters upstream are asked for what the settings can
+ * read: YUV for a vectorscope of U and V (videotestsrc and videoconvert
+ * prefer RGB), RGB for one of R and G, two channels for component=1. */
+GST_START_TEST (test_upstream_converts_for_settings)
+{
+  static const struct {
+    const gchar *launch;
+    const gchar *want;
+  } cases[] = {
+    { "videotestsrc num-buffers=3 ! video/x-raw,format=BGRA,width=64,"
+      "height=48 ! videoconvert ! cudareduce name=r monoid=vectorscope ! "
+      "fakesink",
+        "video/x-raw, format={ I420, YV12, Y41B, Y42B, Y444, NV12, NV21, "
+        "NV16, NV24, I420_10LE, I422_10LE, Y444_10LE, P010_10LE, "
+        "P016_LE }" },
+    { "videotestsrc num-buffers=3 ! cudareduce name=r monoid=vectorscope ! "
+      "fakesink",
+        "video/x-raw, format={ I420, YV12, Y41B, Y42B, Y444, NV12, NV21, "
+        "NV16, NV24, I420_10LE, I422_10LE, Y444_10LE, P010_10LE, "
+        "P016_LE }" },
+    { "videotestsrc num-buffers=3 ! video/x-raw,format=I420,width=64,"
+      "height=48 ! videoconvert ! cudareduce name=r monoid=vectorscope "
+      "pair=R,G ! fakesink",
+        "video/x-raw, format={ RGBA, BGRA, RGBx, BGRx, RGB, BGR }" },
+    { "audiotestsrc num-buffers=3 ! cudareduce name=r component=1 ! fakesink",
+        "audio/x-raw, channels=[ 2, MAX ]" },
+    { "audiotestsrc num-buffers=3 ! audio/x-raw,channels=1 ! audioconvert ! "
+      "cudareduce name=r monoid=vectorscope pair=0,2 "
+      "context=\"ctx,lo=(double)-1,hi=(double)1\" ! fakesink",
+        "audio/x-raw, channels=[ 3, MAX ]" },
+  };
+  for (guint k = 0; k < G_N_ELEMENTS (cases); k++) {
+    g_autoptr (GstCaps) got = negotiated_input (cases[k].launch, 3);
+    g_autoptr (GstCaps) want = gst_caps_from_string (cases[k].want);
+    g_autofree gchar *str = gst_caps_to_string (got);
+    fail_unless (
+        gst_caps_is_subset (got, want), "%s: %s", cases[k].launch, str);
+  }
+}
+
+GST_END_TEST;
+
 static Suite *
 element_fake_suite (void)
 {
@@ -800,6 +864,7 @@ element_fake_suite (void)
   tcase_add_test (tc, test_crop_upstream);
   tcase_add_test (tc, test_crop_meta_warned);
   tcase_add_test (tc, test_pipeline_restarts);
+  tcase_add_test (tc, test_upstream_converts_for_settings);
   return s;
 }
 

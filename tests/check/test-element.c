@@ -157,6 +157,68 @@ GST_START_TEST (test_message_mode_caps_pass_through)
 
 GST_END_TEST;
 
+static GstCaps *
+query_sink_caps (GstElement *e, const gchar *filter)
+{
+  GstPad *sink = gst_element_get_static_pad (e, "sink");
+  g_autoptr (GstCaps) f = gst_caps_from_string (filter);
+  GstCaps *caps = gst_pad_query_caps (sink, f);
+  gst_object_unref (sink);
+  return caps;
+}
+
+/* A caps query that says what upstream can give is answered with what the
+ * settings can read, so that a converter converts to it (vectorscope on
+ * RGB from videotestsrc, component=1 of mono audio); caps it cannot read
+ * are still accepted, so that set_caps says what to change. */
+GST_START_TEST (test_caps_narrowed_to_settings)
+{
+  GstElement *e = new_element ();
+  GstPad *sink = gst_element_get_static_pad (e, "sink");
+  const gchar *offered = "video/x-raw, format={ BGRA, I420, GRAY8, NV12 }, "
+                         "width=64, height=48, framerate=30/1";
+
+  g_object_set (e, "monoid", "vectorscope", NULL);
+  assert_caps (query_sink_caps (e, offered),
+      "video/x-raw, format={ I420, NV12 }, width=64, height=48, "
+      "framerate=30/1");
+  g_object_set (e, "pair", "R,G", NULL);
+  assert_caps (query_sink_caps (e, offered),
+      "video/x-raw, format=BGRA, width=64, height=48, framerate=30/1");
+  /* Nothing it can read: what is offered, and accepted. */
+  g_object_set (e, "pair", "U,V", NULL);
+  const gchar *bgra =
+      "video/x-raw, format=BGRA, width=64, height=48, framerate=30/1";
+  assert_caps (query_sink_caps (e, bgra), bgra);
+  g_autoptr (GstCaps) fixed = gst_caps_from_string (bgra);
+  fail_unless (gst_pad_query_accept_caps (sink, fixed));
+  /* Without a filter, as when pads are linked: everything. */
+  GstCaps *unfiltered = gst_pad_query_caps (sink, NULL);
+  fail_unless (gst_caps_can_intersect (unfiltered, fixed));
+  gst_caps_unref (unfiltered);
+
+  g_object_set (e, "monoid", "sum", "pair", NULL, "component", 1, NULL);
+  const gchar *audio = "audio/x-raw, format=S16LE, layout=interleaved, "
+                       "rate=48000, channels=[ 1, 8 ]";
+  assert_caps (query_sink_caps (e, audio),
+      "audio/x-raw, format=S16LE, layout=interleaved, rate=48000, "
+      "channels=[ 2, 8 ]");
+  assert_caps (query_sink_caps (e, offered),
+      "video/x-raw, format={ BGRA, I420, NV12 }, width=64, height=48, "
+      "framerate=30/1");
+
+  /* Regions: video only, when there is video to have. */
+  g_object_set (e, "component", -1, NULL);
+  gst_util_set_object_arg (G_OBJECT (e), "regions", "<<0,0,8,8>>");
+  g_autofree gchar *both = g_strconcat (audio, "; ", bgra, NULL);
+  assert_caps (query_sink_caps (e, both), bgra);
+  assert_caps (query_sink_caps (e, audio), audio);
+  gst_object_unref (sink);
+  gst_object_unref (e);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_video_caps)
 {
   GstElement *e = new_element ();
@@ -603,6 +665,7 @@ element_suite (void)
   tcase_add_test (tc, test_property_roundtrip);
   tcase_add_test (tc, test_message_mode_caps_pass_through);
   tcase_add_test (tc, test_video_caps);
+  tcase_add_test (tc, test_caps_narrowed_to_settings);
   tcase_add_test (tc, test_tensor_caps_of_components);
   tcase_add_test (tc, test_tensor_caps_from_monoid);
   tcase_add_test (tc, test_tensor_caps_of_fused_monoid);

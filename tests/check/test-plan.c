@@ -589,6 +589,78 @@ GST_START_TEST (test_layout_pairs)
 
 GST_END_TEST;
 
+/* The caps the element narrows its caps queries to (cr_caps_readable)
+ * are those its plans take: every listed video format, and audio at the
+ * edges of the channel range, for settings of each kind. */
+GST_START_TEST (test_readable_caps_are_planned)
+{
+  static const struct {
+    gboolean per_channel;
+    gint component;
+    const gchar *pair;
+  } settings[] = { { FALSE, -1, NULL }, { TRUE, -1, NULL }, { FALSE, 1, NULL },
+    { TRUE, 3, NULL }, { FALSE, -1, "U,V" }, { FALSE, -1, "Y,U" },
+    { FALSE, -1, "R,G" }, { FALSE, -1, "A,B" }, { FALSE, -1, "0,2" },
+    { TRUE, -1, "0,1" }, { FALSE, 0, "U,V" } };
+  g_autoptr (GstCaps) all = gst_caps_from_string (CR_SINK_CAPS);
+
+  for (guint k = 0; k < G_N_ELEMENTS (settings); k++) {
+    g_auto (GStrv) pair =
+        settings[k].pair ? g_strsplit (settings[k].pair, ",", -1) : NULL;
+    g_autoptr (GstCaps) readable = cr_caps_readable (
+        all, FALSE, settings[k].per_channel, settings[k].component, pair);
+    g_autoptr (GstCaps) video_only = cr_caps_readable (
+        all, TRUE, settings[k].per_channel, settings[k].component, pair);
+    g_autofree gchar *what = g_strdup_printf ("per-channel=%d component=%d "
+                                              "pair=%s",
+        settings[k].per_channel, settings[k].component, settings[k].pair);
+    guint n_video = 0;
+
+    g_auto (GStrv) formats = g_strsplit_set (CR_VIDEO_FORMATS, "{}, ", -1);
+    for (guint f = 0; formats[f]; f++) {
+      if (!formats[f][0])
+        continue;
+      g_autoptr (GstCaps) fixed = cr_test_video_caps (formats[f], 64, 48, 30);
+      CrInputFormat in;
+      fail_unless (cr_input_format_from_caps (fixed, &in));
+      g_autoptr (GstCudaReducePlan) plan = gst_cuda_reduce_plan_new (
+          &in, settings[k].per_channel, settings[k].component, pair, NULL);
+      fail_unless (gst_caps_can_intersect (fixed, readable) == (plan != NULL),
+          "%s: %s %s", what, formats[f], plan ? "left out" : "kept");
+      fail_unless (gst_caps_can_intersect (fixed, video_only) == (plan != NULL),
+          "%s: %s, regions", what, formats[f]);
+      n_video += plan != NULL;
+    }
+    const guint channels[] = { 1, 2, 3, 4, 5, CR_CHANNELS_MAX,
+      CR_CHANNELS_MAX + 1 };
+    guint n_audio = 0;
+    for (guint c = 0; c < G_N_ELEMENTS (channels); c++) {
+      g_autoptr (GstCaps) fixed =
+          cr_test_audio_caps ("S16LE", 48000, channels[c]);
+      CrInputFormat in;
+      fail_unless (cr_input_format_from_caps (fixed, &in));
+      g_autoptr (GstCudaReducePlan) plan = gst_cuda_reduce_plan_new (
+          &in, settings[k].per_channel, settings[k].component, pair, NULL);
+      fail_unless (gst_caps_can_intersect (fixed, readable) == (plan != NULL),
+          "%s: %u channels %s", what, channels[c], plan ? "left out" : "kept");
+      fail_if (gst_caps_can_intersect (fixed, video_only), "%s: regions", what);
+      n_audio += plan != NULL;
+    }
+    /* A pair with single components' results is refused whatever the
+     * input; the others narrow the input without refusing it all. */
+    if (settings[k].pair
+        && (settings[k].per_channel || settings[k].component >= 0))
+      fail_unless (n_video + n_audio == 0, "%s: %u formats, %u channel counts",
+          what, n_video, n_audio);
+    else if (settings[k].component == 1 || settings[k].pair)
+      fail_unless (n_video + n_audio > 0
+              && (n_video < 22 || n_audio < G_N_ELEMENTS (channels)),
+          "%s: %u formats, %u channel counts", what, n_video, n_audio);
+  }
+}
+
+GST_END_TEST;
+
 static Suite *
 plan_suite (void)
 {
@@ -610,6 +682,7 @@ plan_suite (void)
   tcase_add_test (tc, test_layout_dimensions_as_written);
   tcase_add_test (tc, test_layout_component_of_wide_tensor);
   tcase_add_test (tc, test_layout_pairs);
+  tcase_add_test (tc, test_readable_caps_are_planned);
   return s;
 }
 
