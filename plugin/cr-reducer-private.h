@@ -1,4 +1,5 @@
-/* cr-reducer-private.h: what cr-reducer.c and cr-batch.c (above it) share. */
+/* cr-reducer-private.h: what cr-reducer.c, cr-reducer-setup.c and
+ * cr-batch.c (above them) share. */
 #pragma once
 
 #include "cr-geometry.h"

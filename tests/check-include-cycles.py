@@ -4,13 +4,14 @@
 Usage: check-include-cycles.py PLUGIN_DIR
 
 A module is a .c file and the headers of its name (cr-reducer.c,
-cr-reducer.h and cr-reducer-private.h are one). Module A depends on B when
-a file of A includes a header of B, from the `#include "..."` lines. A .c
-file with no header of its own declares its functions in another module's
-header: that module then depends on it too (whoever includes the header
-calls into the file), which is how cr-batch.c and cr-reducer.c form a
-cycle through cr-reducer-private.h. Each cycle is printed with the lines
-that make it.
+cr-reducer.h and cr-reducer-private.h are one), and the .c files with no
+header of their own that include its private header: a module's code
+split over several files (cr-reducer-setup.c). Module A depends on B when
+a file of A includes a header of B, from the `#include "..."` lines. Any
+other .c file with no header of its own declares its functions in another
+module's header: that module then depends on it too (whoever includes the
+header calls into the file). Each cycle is printed with the lines that
+make it.
 """
 
 import re
@@ -20,11 +21,6 @@ from pathlib import Path
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 # GNU style: the return type on the line above the name, at column 0.
 DEFINITION = re.compile(r"^(?P<type>[^\s#/*{}].*)\n(?P<name>[a-z_][a-z0-9_]*) \(", re.M)
-
-
-def module_of(path):
-    stem = path.stem
-    return stem[: -len("-private")] if stem.endswith("-private") else stem
 
 
 def exported_functions(text):
@@ -39,6 +35,16 @@ def dependencies(plugin):
     """{module: {module: [why, ...]}}"""
     files = {p.name: p for p in plugin.iterdir() if p.suffix in (".c", ".h")}
     texts = {name: p.read_text(errors="replace") for name, p in files.items()}
+    own = {p.stem.removesuffix("-private") for p in files.values() if p.suffix == ".h"}
+
+    def module_of(path):
+        stem = path.stem
+        if path.suffix == ".c" and stem not in own:
+            for header in INCLUDE.findall(texts[path.name]):
+                if header.endswith("-private.h") and header in files:
+                    return header[: -len("-private.h")]
+        return stem.removesuffix("-private")
+
     deps = {module_of(p): {} for p in files.values()}
 
     def add(a, b, why):
