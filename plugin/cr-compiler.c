@@ -251,13 +251,19 @@ user_options (GStrv *options, GError **error)
   return FALSE;
 }
 
+static gboolean
+fast_start_on (void)
+{
+  return g_strcmp0 (g_getenv (CR_FAST_START_ENV), "1") == 0;
+}
+
 /* Whether a compile for time (CR_COMPILE_FAST) is to be had from this
  * NVRTC with these @user options. */
 static gboolean
 fast_possible (const CrNvrtcFacts *facts, const GStrv user)
 {
   guint major = 0, minor = 0;
-  if (g_strcmp0 (g_getenv (CR_FAST_START_ENV), "1") != 0 || (user && user[0])
+  if (!fast_start_on () || (user && user[0])
       || sscanf (facts->version, "%u.%u", &major, &minor) != 2)
     return FALSE;
   return major > 12 || (major == 12 && minor >= 8);
@@ -400,7 +406,8 @@ CrCompiled *
 cr_compile (const gchar *source, gint arch, CrCompileFlags flags, gchar **log,
     GError **error)
 {
-  if (!(flags & CR_COMPILE_FAST)
+  /* Without fast starts, as if never asked: one look in the cache. */
+  if (!(flags & CR_COMPILE_FAST) || !fast_start_on ()
       || (flags & (CR_COMPILE_NO_CACHE | CR_COMPILE_REFRESH)))
     return compile (source, arch, flags, FALSE, FALSE, log, error);
   /* The optimized image where an earlier run left it. */

@@ -769,16 +769,21 @@ entry_paths (const gchar *dir)
 }
 
 static CrCompiled *
-compile (const gchar *monoid_name, CrType in)
+compile_with (const gchar *monoid_name, CrType in, CrCompileFlags flags)
 {
   g_autoptr (GError) error = NULL;
   g_autoptr (CrMonoid) monoid = cr_monoid_load (monoid_name, &error);
   fail_unless (monoid != NULL, "%s", error ? error->message : "");
   g_autoptr (CrProgram) program = cr_program_new (monoid, in);
-  CrCompiled *c =
-      cr_compile (program->source, 90, CR_COMPILE_DEFAULT, NULL, &error);
+  CrCompiled *c = cr_compile (program->source, 90, flags, NULL, &error);
   fail_unless (c != NULL, "%s", error ? error->message : "");
   return c;
+}
+
+static CrCompiled *
+compile (const gchar *monoid_name, CrType in)
+{
+  return compile_with (monoid_name, in, CR_COMPILE_DEFAULT);
 }
 
 GST_START_TEST (test_compile_in_unsafe_dir)
@@ -842,6 +847,66 @@ GST_START_TEST (test_compile_after_entry_of_another_key)
 
 GST_END_TEST;
 
+/* A compile for time (CR_COMPILE_FAST): only with fast starts on, kept
+ * under a key of its own, and passed over for the optimized image once the
+ * cache has that. Off, it is the optimized compile, one entry. */
+GST_START_TEST (test_compile_fast_start)
+{
+  g_autofree gchar *dir = cr_test_make_dir ("cr-cache");
+  if (!compile_setup (dir)) {
+    cr_test_remove_dir (dir);
+    return;
+  }
+  g_autofree gchar *version = cr_nvrtc_version (NULL);
+  guint major = 0, minor = 0;
+  if (version == NULL || sscanf (version, "%u.%u", &major, &minor) != 2
+      || major * 100 + minor < 1208) {
+    g_print ("fast compiles not tested: NVRTC %s has no %s\n", version,
+        CR_FAST_COMPILE_OPTION);
+    cr_test_remove_dir (dir);
+    return;
+  }
+  g_unsetenv (CR_FAST_START_ENV);
+  g_autoptr (CrCompiled) off =
+      compile_with ("sum", CR_TYPE_INT16, CR_COMPILE_FAST);
+  fail_if (off->fast || off->from_cache);
+  g_autoptr (GPtrArray) one = entry_paths (dir);
+  fail_unless_equals_int (one->len, 1);
+  g_autoptr (CrCompiled) optimized = compile ("sum", CR_TYPE_INT16);
+  fail_unless (optimized->from_cache);
+  fail_unless (g_bytes_equal (optimized->image, off->image));
+
+  g_setenv (CR_FAST_START_ENV, "1", TRUE);
+  g_autoptr (CrCompiled) fast =
+      compile_with ("max", CR_TYPE_INT16, CR_COMPILE_FAST);
+  fail_unless (fast->fast);
+  fail_if (fast->from_cache);
+  g_autoptr (GPtrArray) two = entry_paths (dir);
+  fail_unless_equals_int (two->len, 2);
+  /* The fast image again, from the cache, while there is no other. */
+  g_autoptr (CrCompiled) again =
+      compile_with ("max", CR_TYPE_INT16, CR_COMPILE_FAST);
+  fail_unless (again->fast && again->from_cache);
+  fail_unless (g_bytes_equal (again->image, fast->image));
+  g_autoptr (CrCompiled) full = compile ("max", CR_TYPE_INT16);
+  fail_if (full->fast || full->from_cache);
+  fail_if (g_bytes_equal (full->image, fast->image));
+  g_autoptr (CrCompiled) after =
+      compile_with ("max", CR_TYPE_INT16, CR_COMPILE_FAST);
+  fail_if (after->fast);
+  fail_unless (after->from_cache);
+  fail_unless (g_bytes_equal (after->image, full->image));
+  /* The optimized sum is in the cache already: that, not a fast one. */
+  g_autoptr (CrCompiled) sum =
+      compile_with ("sum", CR_TYPE_INT16, CR_COMPILE_FAST);
+  fail_if (sum->fast);
+  fail_unless (sum->from_cache);
+  g_unsetenv (CR_FAST_START_ENV);
+  cr_test_remove_dir (dir);
+}
+
+GST_END_TEST;
+
 static Suite *
 cache_suite (void)
 {
@@ -878,6 +943,7 @@ cache_suite (void)
   suite_add_tcase (s, compiles);
   tcase_add_test (compiles, test_compile_in_unsafe_dir);
   tcase_add_test (compiles, test_compile_after_entry_of_another_key);
+  tcase_add_test (compiles, test_compile_fast_start);
   return s;
 }
 
