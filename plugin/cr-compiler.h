@@ -52,8 +52,8 @@ typedef enum {
 
 /* What CR_COMPILE_FAST adds to the options (NVRTC 12.8 and later). */
 #define CR_FAST_COMPILE_OPTION "--Ofast-compile=max"
-/* "1": fast starts (CR_COMPILE_FAST). Off otherwise, until the GPU suite
- * has run with them on. */
+/* "1": fast starts (CR_COMPILE_FAST). Off otherwise: the images they
+ * start on reduce many times slower (docs/performance.md). */
 #define CR_FAST_START_ENV "GST_CUDAREDUCE_FAST_START"
 
 /* @arch is the compute capability as major * 10 + minor (90 for sm_90).
