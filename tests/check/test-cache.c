@@ -1,14 +1,11 @@
 /* test-cache.c: the disk cache of compiled kernels on its own, without NVRTC
  * or a GPU: what it stores it returns; what it did not store for that key,
  * in a directory of this user's that no one else can write to, it refuses,
- * promptly, whatever the file is. Where NVRTC is installed, cr_compile too:
- * it compiles instead, and says why in the debug log. */
+ * promptly, whatever the file is. test-cache-compile.c has cr_compile
+ * through it. */
 #include "cr-test-util.h"
 
 #include "cr-cache.h"
-#include "cr-compiler.h"
-#include "cr-cuda.h"
-#include "cr-program.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -744,169 +741,6 @@ GST_START_TEST (test_key_covers_everything)
 
 GST_END_TEST;
 
-/* cr_compile through the cache, where NVRTC can be opened */
-
-/* The debug lines of the engine, while a test runs. */
-static const GString *debug_log;
-
-static gboolean
-compile_setup (const gchar *dir)
-{
-  g_autoptr (GError) error = NULL;
-  if (cr_cuda_nvrtc (&error) == NULL) {
-    g_print ("cr_compile not tested: %s\n", error->message);
-    return FALSE;
-  }
-  g_setenv ("GST_CUDAREDUCE_CACHE_DIR", dir, TRUE);
-  debug_log = cr_test_keep_engine_debug ();
-  return TRUE;
-}
-
-static GPtrArray *
-entry_paths (const gchar *dir)
-{
-  return cr_test_files_ending (dir, ".bin");
-}
-
-static CrCompiled *
-compile_with (const gchar *monoid_name, CrType in, CrCompileFlags flags)
-{
-  g_autoptr (GError) error = NULL;
-  g_autoptr (CrMonoid) monoid = cr_monoid_load (monoid_name, &error);
-  fail_unless (monoid != NULL, "%s", error ? error->message : "");
-  g_autoptr (CrProgram) program = cr_program_new (monoid, in);
-  CrCompiled *c = cr_compile (program->source, 90, flags, NULL, &error);
-  fail_unless (c != NULL, "%s", error ? error->message : "");
-  return c;
-}
-
-static CrCompiled *
-compile (const gchar *monoid_name, CrType in)
-{
-  return compile_with (monoid_name, in, CR_COMPILE_DEFAULT);
-}
-
-GST_START_TEST (test_compile_in_unsafe_dir)
-{
-  g_autofree gchar *dir = cr_test_make_dir ("cr-cache");
-  if (!compile_setup (dir)) {
-    cr_test_remove_dir (dir);
-    return;
-  }
-  fail_unless (g_chmod (dir, 01777) == 0);
-
-  g_autoptr (CrCompiled) first = compile ("sum", CR_TYPE_FLOAT32);
-  g_autoptr (CrCompiled) second = compile ("sum", CR_TYPE_FLOAT32);
-  fail_if (first->from_cache);
-  fail_if (second->from_cache);
-  fail_unless (g_bytes_equal (first->image, second->image));
-  g_autoptr (GPtrArray) written = cr_test_files_ending (dir, "");
-  fail_unless_equals_int (written->len, 0);
-  fail_unless (strstr (debug_log->str, "kernel cache not used") != NULL
-          && strstr (debug_log->str, "writable by its group or others"),
-      "debug log: %s", debug_log->str);
-  cr_test_remove_dir (dir);
-}
-
-GST_END_TEST;
-
-GST_START_TEST (test_compile_after_entry_of_another_key)
-{
-  g_autofree gchar *dir = cr_test_make_dir ("cr-cache");
-  if (!compile_setup (dir)) {
-    cr_test_remove_dir (dir);
-    return;
-  }
-  g_autoptr (CrCompiled) sum = compile ("sum", CR_TYPE_FLOAT32);
-  g_autoptr (GPtrArray) sum_only = entry_paths (dir);
-  fail_unless_equals_int (sum_only->len, 1);
-  const gchar *sum_path = sum_only->pdata[0];
-  g_autoptr (CrCompiled) max = compile ("max", CR_TYPE_FLOAT32);
-  fail_if (max->from_cache);
-  g_autoptr (GPtrArray) both = entry_paths (dir);
-  fail_unless_equals_int (both->len, 2);
-  const gchar *max_path = both->pdata[g_str_equal (both->pdata[0], sum_path)];
-
-  /* max's entry over sum's name. */
-  gsize length = 0;
-  g_autofree gchar *contents = read_file (max_path, &length);
-  write_file (sum_path, contents, length);
-
-  g_autoptr (CrCompiled) again = compile ("sum", CR_TYPE_FLOAT32);
-  fail_if (again->from_cache, "another key's entry was loaded");
-  fail_unless (g_bytes_equal (again->image, sum->image));
-  fail_unless (strstr (debug_log->str, "kernel cache miss") != NULL
-          && strstr (debug_log->str, "holds the entry of key"),
-      "debug log: %s", debug_log->str);
-  /* And rewritten. */
-  g_autoptr (CrCompiled) cached = compile ("sum", CR_TYPE_FLOAT32);
-  fail_unless (cached->from_cache);
-  fail_unless (g_bytes_equal (cached->image, sum->image));
-  cr_test_remove_dir (dir);
-}
-
-GST_END_TEST;
-
-/* A compile for time (CR_COMPILE_FAST): only with fast starts on, kept
- * under a key of its own, and passed over for the optimized image once the
- * cache has that. Off, it is the optimized compile, one entry. */
-GST_START_TEST (test_compile_fast_start)
-{
-  g_autofree gchar *dir = cr_test_make_dir ("cr-cache");
-  if (!compile_setup (dir)) {
-    cr_test_remove_dir (dir);
-    return;
-  }
-  g_autofree gchar *version = cr_nvrtc_version (NULL);
-  guint major = 0, minor = 0;
-  if (version == NULL || sscanf (version, "%u.%u", &major, &minor) != 2
-      || major * 100 + minor < 1208) {
-    g_print ("fast compiles not tested: NVRTC %s has no %s\n", version,
-        CR_FAST_COMPILE_OPTION);
-    cr_test_remove_dir (dir);
-    return;
-  }
-  g_unsetenv (CR_FAST_START_ENV);
-  g_autoptr (CrCompiled) off =
-      compile_with ("sum", CR_TYPE_INT16, CR_COMPILE_FAST);
-  fail_if (off->fast || off->from_cache);
-  g_autoptr (GPtrArray) one = entry_paths (dir);
-  fail_unless_equals_int (one->len, 1);
-  g_autoptr (CrCompiled) optimized = compile ("sum", CR_TYPE_INT16);
-  fail_unless (optimized->from_cache);
-  fail_unless (g_bytes_equal (optimized->image, off->image));
-
-  g_setenv (CR_FAST_START_ENV, "1", TRUE);
-  g_autoptr (CrCompiled) fast =
-      compile_with ("max", CR_TYPE_INT16, CR_COMPILE_FAST);
-  fail_unless (fast->fast);
-  fail_if (fast->from_cache);
-  g_autoptr (GPtrArray) two = entry_paths (dir);
-  fail_unless_equals_int (two->len, 2);
-  /* The fast image again, from the cache, while there is no other. */
-  g_autoptr (CrCompiled) again =
-      compile_with ("max", CR_TYPE_INT16, CR_COMPILE_FAST);
-  fail_unless (again->fast && again->from_cache);
-  fail_unless (g_bytes_equal (again->image, fast->image));
-  g_autoptr (CrCompiled) full = compile ("max", CR_TYPE_INT16);
-  fail_if (full->fast || full->from_cache);
-  fail_if (g_bytes_equal (full->image, fast->image));
-  g_autoptr (CrCompiled) after =
-      compile_with ("max", CR_TYPE_INT16, CR_COMPILE_FAST);
-  fail_if (after->fast);
-  fail_unless (after->from_cache);
-  fail_unless (g_bytes_equal (after->image, full->image));
-  /* The optimized sum is in the cache already: that, not a fast one. */
-  g_autoptr (CrCompiled) sum =
-      compile_with ("sum", CR_TYPE_INT16, CR_COMPILE_FAST);
-  fail_if (sum->fast);
-  fail_unless (sum->from_cache);
-  g_unsetenv (CR_FAST_START_ENV);
-  cr_test_remove_dir (dir);
-}
-
-GST_END_TEST;
-
 static Suite *
 cache_suite (void)
 {
@@ -939,11 +773,6 @@ cache_suite (void)
   TCase *keys = tcase_create ("keys");
   suite_add_tcase (s, keys);
   tcase_add_test (keys, test_key_covers_everything);
-  TCase *compiles = tcase_create ("compile");
-  suite_add_tcase (s, compiles);
-  tcase_add_test (compiles, test_compile_in_unsafe_dir);
-  tcase_add_test (compiles, test_compile_after_entry_of_another_key);
-  tcase_add_test (compiles, test_compile_fast_start);
   return s;
 }
 
