@@ -3,6 +3,6 @@
 
 #include <glib.h>
 
-/* Removes @dir and the files in it: a kernel cache, whose entries lie
- * side by side, with no directories below. */
+/* Removes @dir and what is in it: a kernel cache, whose entries lie side by
+ * side, or the driver's cache (CUDA_CACHE_PATH), a tree. */
 void bench_remove_cache_dir (const gchar *dir);

@@ -32,7 +32,9 @@
  * and the parent times the child's whole life (process_ms: GStreamer's
  * start, the CUDA context, the program, the teardown). Cold: the cache
  * empty; warm: a second process on the cache the cold one filled. Medians
- * of --runs (default 3), each cold start with an empty cache of its own.
+ * of --runs (default 3), each cold start with an empty cache of its own,
+ * and an empty driver cache (CUDA_CACHE_PATH), where NVRTC 12.9 and later
+ * keep what they compile for any process on the machine.
  * --nvcodec runs every case again with GStreamer's nvcodec plugin loaded in
  * the child before the pipeline, as a pipeline with cudaupload loads it
  * (it initializes CUDA itself), where the plugin is installed.
@@ -209,14 +211,19 @@ child (const gchar *desc, gboolean nvcodec)
 /* The parent */
 
 static Start
-run_child (
-    const gchar *self, const Case *c, gboolean nvcodec, const gchar *cache_dir)
+run_child (const gchar *self, const Case *c, gboolean nvcodec,
+    const gchar *cache_dir, const gchar *driver_cache_dir)
 {
   g_autofree gchar *desc = launch_line (c);
   const gchar *argv[] = { self, "--child", desc, nvcodec ? "nvcodec" : "plain",
     NULL };
   g_auto (GStrv) env = g_environ_setenv (
       g_get_environ (), "GST_CUDAREDUCE_CACHE_DIR", cache_dir, TRUE);
+  /* NVRTC (12.9 and later) keeps what it compiles in the driver's cache, so
+   * a program compiled by any earlier process on the machine would start
+   * fast: a cold start gets that cache empty too. */
+  env = g_environ_setenv (env, "CUDA_CACHE_PATH", driver_cache_dir, TRUE);
+  env = g_environ_unsetenv (env, "CUDA_CACHE_DISABLE");
   g_autofree gchar *out = NULL, *err = NULL;
   g_autoptr (GError) error = NULL;
   Start s = { NAN, NAN, NAN, -1, NULL };
@@ -247,9 +254,12 @@ measure (const gchar *self, const Case *c, gboolean nvcodec, guint runs,
   g_autofree gdouble *v = g_new (gdouble, 6 * runs);
   for (guint r = 0; r < runs; r++) {
     g_autofree gchar *dir = g_dir_make_tmp ("cr-bench-start-XXXXXX", NULL);
-    Start cold = run_child (self, c, nvcodec, dir);
-    Start warm = cold.error ? cold : run_child (self, c, nvcodec, dir);
+    g_autofree gchar *driver_dir = g_dir_make_tmp ("cr-bench-nv-XXXXXX", NULL);
+    Start cold = run_child (self, c, nvcodec, dir, driver_dir);
+    Start warm =
+        cold.error ? cold : run_child (self, c, nvcodec, dir, driver_dir);
     bench_remove_cache_dir (dir);
+    bench_remove_cache_dir (driver_dir);
     const gchar *why = cold.error ? cold.error
         : warm.error              ? warm.error
         : cold.from_cache != 0    ? "the cold start found an image in the "

@@ -8,8 +8,9 @@
 # threshold of count_gt changes nothing in the source, so a fresh inline
 # monoid is used: its load body carries a random number), then the same
 # program again: as it is, with CUDA_CACHE_DISABLE=1, with a fresh
-# CUDA_CACHE_PATH, and with that path again. BUILD (/tmp/probe unless
-# given) is configured and built first.
+# CUDA_CACHE_PATH, with that path again, and with NVRTC's --no-cache
+# option (NVRTC 13's library names it and its driver cache). BUILD
+# (/tmp/probe unless given) is configured and built first.
 set -u
 build=${1:-/tmp/probe}
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
@@ -35,4 +36,5 @@ start "again" X=1
 start "CUDA_CACHE_DISABLE=1" CUDA_CACHE_DISABLE=1
 start "fresh CUDA_CACHE_PATH" CUDA_CACHE_PATH="$nv"
 start "that CUDA_CACHE_PATH again" CUDA_CACHE_PATH="$nv"
+start "NVRTC --no-cache" GST_CUDAREDUCE_NVRTC_OPTIONS=--no-cache
 rm -rf "$nv"
