@@ -4,9 +4,12 @@
 #include "cr-error.h"
 #include "cr-reducer-private.h"
 
-/* Values a block reads at least, 16 a thread; more where the regions
- * would need more than CR_REGION_BLOCKS_MAX blocks. */
-#define VALUES_PER_BLOCK (CR_BLOCK_THREADS * 16u)
+/* Values a block reads at least, 16 a thread (a power of two: blocks are
+ * counted with shifts); more where the regions would need more than
+ * CR_REGION_BLOCKS_MAX blocks. */
+#define VALUES_PER_BLOCK_LOG2 12u
+#define VALUES_PER_BLOCK (1u << VALUES_PER_BLOCK_LOG2)
+G_STATIC_ASSERT (VALUES_PER_BLOCK == CR_BLOCK_THREADS * 16u);
 /* The pinned table: the rects, each block's region, a window's counts. */
 #define RECTS_BYTES (CR_REGIONS_MAX * sizeof (struct CrRegionRect))
 #define BLOCKS_BYTES (CR_REGION_BLOCKS_MAX * sizeof (guint32))
@@ -55,28 +58,33 @@ take_arena (CrReducer *r, guint n, GError **error)
 #define WARP_VALUES_MAX (CR_WARP_THREADS * 16u)
 #define GROUP_MAX (CR_BLOCK_THREADS / CR_WARP_THREADS)
 
-static guint64
-region_blocks (const CrRect *rect, guint channels, guint64 per_block)
+/* The blocks that read @values values, 2^@shift a block: at least one. */
+static inline guint64
+region_blocks (guint64 values, guint shift)
 {
-  return MAX (
-      1, (rect->width * rect->lines * channels + per_block - 1) / per_block);
+  return values == 0
+      ? 1
+      : (values + (G_GUINT64_CONSTANT (1) << shift) - 1) >> shift;
 }
 
 /* Fills @out and @block_region with the blocks of @rects: each as many as
  * its values need, at least one. With @groups, runs of small regions (up
  * to WARP_VALUES_MAX values) share blocks instead, a warp each: a block
  * of 256 threads would spend most of a 16 x 16 region's time in its
- * block-wide total. Returns the grid's blocks. */
+ * block-wide total. Returns the grid's blocks. A frame of a thousand
+ * regions calls it for each plane, and the GPU waits for it (the kernel
+ * is launched after it), so it counts with shifts, not divisions. */
 static guint
 assign_blocks (const CrRect *rects, guint n, guint channels, gboolean groups,
     struct CrRegionRect *out, guint32 *block_region)
 {
-  guint64 per_block = VALUES_PER_BLOCK, total;
+  guint shift = VALUES_PER_BLOCK_LOG2;
   /* Counted without groups, which only take fewer. */
-  for (;; per_block *= 2) {
-    total = 0;
+  for (;; shift++) {
+    guint64 total = 0;
     for (guint k = 0; k < n; k++)
-      total += region_blocks (&rects[k], channels, per_block);
+      total +=
+          region_blocks (rects[k].width * rects[k].lines * channels, shift);
     if (total <= CR_REGION_BLOCKS_MAX)
       break;
   }
@@ -96,7 +104,8 @@ assign_blocks (const CrRect *rects, guint n, guint channels, gboolean groups,
       k += size;
       continue;
     }
-    const guint blocks = (guint)region_blocks (&rects[k], channels, per_block);
+    const guint blocks = (guint)region_blocks (
+        rects[k].width * rects[k].lines * channels, shift);
     out[k].first_block = first;
     out[k].blocks = blocks;
     for (guint b = 0; b < blocks; b++)
@@ -393,16 +402,17 @@ launch_rects (CrReducer *r, const CrRegion *plane, const CrPairs *pairs,
           &r->regions, cu, r->device->stream, r->program, error)
       || !planes_on_device (r, plane, pairs, &at, error))
     return FALSE;
+  /* A pair's bins read no row index: its second plane's offset instead. */
+  const guint64 y_pixel = pairs ? elem * pairs->y_channels : 0;
   for (guint k = 0; k < n; k++) {
-    table[k].offset = rects[k].y * at.pitch + rects[k].x * pixel;
-    /* A pair's bins read no row index: its second plane's offset. */
-    table[k].row_base = pairs
-        ? rects[k].y * at.y_pitch + rects[k].x * elem * pairs->y_channels
-        : rects[k].rows_before;
-    table[k].count = rects[k].count;
-    table[k].width = (guint32)rects[k].width;
-    table[k].lines = (guint32)rects[k].lines;
-    job->counts[k] = rects[k].count * r->channels;
+    const CrRect *c = &rects[k];
+    table[k].offset = c->y * at.pitch + c->x * pixel;
+    table[k].row_base =
+        pairs ? c->y * at.y_pitch + c->x * y_pixel : c->rows_before;
+    table[k].count = c->count;
+    table[k].width = (guint32)c->width;
+    table[k].lines = (guint32)c->lines;
+    job->counts[k] = c->count * r->channels;
   }
   /* The counts' kernels read the same map, a block a region. */
   const guint blocks = assign_blocks (rects, n, pairs ? 1 : r->channels,
