@@ -44,7 +44,17 @@ struct _CrCache {
   gchar *path;
   int fd; /* the directory checked, that entries are opened in */
   guint64 max_bytes; /* the bound on its size; 0 for none */
+  /* A system cache (cr_cache_open_system): read, never written, and its
+   * entries may be root's as well as this user's. */
+  gboolean system;
 };
+
+/* Whether @uid may have written what @cache holds. */
+static gboolean
+trusted_owner (const CrCache *cache, uid_t uid)
+{
+  return uid == geteuid () || (cache->system && uid == 0);
+}
 
 gchar *
 cr_cache_dir (void)
@@ -98,13 +108,20 @@ set_errno_error (
       what, path, g_strerror (saved_errno));
 }
 
-CrCache *
-cr_cache_open (const gchar *dir, GError **error)
+/* @dir opened (a user's cache created first where it does not exist) and
+ * checked: owned by a trusted owner, writable by no one else. */
+static CrCache *
+open_dir (const gchar *dir, gboolean system, GError **error)
 {
   /* Opened first and checked through the descriptor, never by name: what
    * is checked is what entries are then read from and written to, even if
    * the path is made to point elsewhere in between. */
   int fd = open (dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0 && errno == ENOENT && system) {
+    g_set_error (
+        error, CR_CACHE_ERROR, CR_CACHE_ERROR_ABSENT, "%s does not exist", dir);
+    return NULL;
+  }
   if (fd < 0 && errno == ENOENT) {
     if (g_mkdir_with_parents (dir, 0700) != 0) {
       set_errno_error (error, errno, "create", dir);
@@ -117,32 +134,53 @@ cr_cache_open (const gchar *dir, GError **error)
     return NULL;
   }
 
-  struct stat st;
-  if (fstat (fd, &st) != 0) {
-    set_errno_error (error, errno, "stat", dir);
-    close (fd);
-    return NULL;
-  }
-  if (st.st_uid != geteuid ()) {
-    g_set_error (error, CR_CACHE_ERROR, CR_CACHE_ERROR_UNSAFE,
-        "%s is owned by uid %u, not by this user (uid %u)", dir,
-        (guint)st.st_uid, (guint)geteuid ());
-    close (fd);
-    return NULL;
-  }
-  if (st.st_mode & (S_IWGRP | S_IWOTH)) {
-    g_set_error (error, CR_CACHE_ERROR, CR_CACHE_ERROR_UNSAFE,
-        "%s is writable by its group or others (mode %04o); make it 0700", dir,
-        (guint)(st.st_mode & 07777));
-    close (fd);
-    return NULL;
-  }
-
   CrCache *cache = g_new0 (CrCache, 1);
   cache->path = g_strdup (dir);
   cache->fd = fd;
-  cache->max_bytes = cr_cache_max_bytes ();
-  return cache;
+  cache->system = system;
+  struct stat st;
+  if (fstat (fd, &st) != 0) {
+    set_errno_error (error, errno, "stat", dir);
+  } else if (!trusted_owner (cache, st.st_uid)) {
+    g_set_error (error, CR_CACHE_ERROR, CR_CACHE_ERROR_UNSAFE,
+        "%s is owned by uid %u, not by this user (uid %u)%s", dir,
+        (guint)st.st_uid, (guint)geteuid (), system ? " or root" : "");
+  } else if (st.st_mode & (S_IWGRP | S_IWOTH)) {
+    g_set_error (error, CR_CACHE_ERROR, CR_CACHE_ERROR_UNSAFE,
+        "%s is writable by its group or others (mode %04o); make it %s", dir,
+        (guint)(st.st_mode & 07777), system ? "0755" : "0700");
+  } else {
+    cache->max_bytes = system ? 0 : cr_cache_max_bytes ();
+    return cache;
+  }
+  cr_cache_close (cache);
+  return NULL;
+}
+
+CrCache *
+cr_cache_open (const gchar *dir, GError **error)
+{
+  return open_dir (dir, FALSE, error);
+}
+
+CrCache *
+cr_cache_open_system (const gchar *dir, GError **error)
+{
+  return open_dir (dir, TRUE, error);
+}
+
+GStrv
+cr_cache_system_dirs (void)
+{
+  const gchar *dirs = g_getenv ("GST_CUDAREDUCE_SYSTEM_CACHE_DIRS");
+  if (dirs == NULL)
+    dirs = CR_SYSTEM_CACHE_DIR;
+  g_auto (GStrv) all = g_strsplit (dirs, G_SEARCHPATH_SEPARATOR_S, -1);
+  g_autoptr (GStrvBuilder) named = g_strv_builder_new ();
+  for (guint k = 0; all[k]; k++)
+    if (*all[k])
+      g_strv_builder_add (named, all[k]);
+  return g_strv_builder_end (named);
 }
 
 void
@@ -303,9 +341,10 @@ lookup_entry (CrCache *cache, const gchar *key, guint32 *kind, GError **error)
   } else if (!S_ISREG (st.st_mode)) {
     g_set_error (error, CR_CACHE_ERROR, CR_CACHE_ERROR_NOT_REGULAR,
         "%s is not a regular file", path);
-  } else if (st.st_uid != geteuid ()) {
+  } else if (!trusted_owner (cache, st.st_uid)) {
     g_set_error (error, CR_CACHE_ERROR, CR_CACHE_ERROR_UNSAFE,
-        "%s is owned by uid %u, not by this user", path, (guint)st.st_uid);
+        "%s is owned by uid %u, not by this user%s", path, (guint)st.st_uid,
+        cache->system ? " or root" : "");
   } else if (st.st_mode & (S_IWGRP | S_IWOTH)) {
     /* The checksum is no secret: whoever may write the file may write a
      * valid entry. Storing the compiled image replaces it (mode 0600). */
@@ -334,7 +373,7 @@ lookup_entry (CrCache *cache, const gchar *key, guint32 *kind, GError **error)
       image = parse_entry (entry, size, key, kind, path, error);
     /* A hit is a use: the size bound removes the entries used longest
      * ago. Where the time cannot be set, the entry's age is its write's. */
-    if (image)
+    if (image && !cache->system)
       futimens (fd, NULL);
   }
   close (fd);
@@ -402,6 +441,11 @@ static gboolean
 store_entry (CrCache *cache, const gchar *key, const guint8 *data, gsize length,
     guint32 kind, GError **error)
 {
+  if (cache->system) {
+    g_set_error (error, CR_CACHE_ERROR, CR_CACHE_ERROR_IO,
+        "%s is a system cache, which the element only reads", cache->path);
+    return FALSE;
+  }
   /* Never write what a lookup would refuse to read. */
   if (length > CR_CACHE_MAX_ENTRY - HEADER_SIZE) {
     g_set_error (error, CR_CACHE_ERROR, CR_CACHE_ERROR_TOO_LARGE,

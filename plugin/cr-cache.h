@@ -57,6 +57,20 @@ typedef struct _CrCache CrCache;
  * directory opened. */
 CrCache *cr_cache_open (const gchar *dir, GError **error);
 void cr_cache_close (CrCache *cache);
+
+/* A system cache: a directory of images made ahead of time for every user
+ * (when the plugin was installed: cudareduce-monoid --fill-cache into it),
+ * looked in after the user's own. It is only read, never created, written
+ * to or swept; it and its entries may be root's as well as this user's, and
+ * as the user's own, writable by no one else. CR_CACHE_ERROR_ABSENT where
+ * it does not exist. */
+CrCache *cr_cache_open_system (const gchar *dir, GError **error);
+
+/* The system caches, in the order they are looked in:
+ * GST_CUDAREDUCE_SYSTEM_CACHE_DIRS (directories separated as in PATH; empty
+ * for none) or, where it is unset, the one the build installs to
+ * (CR_SYSTEM_CACHE_DIR, datadir/gstcudareduce/kernels). */
+GStrv cr_cache_system_dirs (void);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (CrCache, cr_cache_close)
 
 /* The image stored under @key (from cr_cache_key), or NULL with the reason

@@ -197,6 +197,27 @@ cache_lookup (CrCache *cache, const gchar *key, gboolean want_ptx)
   return image;
 }
 
+/* The image of @key in the first system cache that holds it (cr-cache.h:
+ * images made ahead of time for every user), or NULL. */
+static GBytes *
+system_lookup (const gchar *key, gboolean want_ptx)
+{
+  g_auto (GStrv) dirs = cr_cache_system_dirs ();
+  for (guint k = 0; dirs[k]; k++) {
+    g_autoptr (GError) why = NULL;
+    g_autoptr (CrCache) cache = cr_cache_open_system (dirs[k], &why);
+    if (cache == NULL) {
+      if (!g_error_matches (why, CR_CACHE_ERROR, CR_CACHE_ERROR_ABSENT))
+        g_debug ("system kernel cache not used: %s", why->message);
+      continue;
+    }
+    GBytes *image = cache_lookup (cache, key, want_ptx);
+    if (image)
+      return image;
+  }
+  return NULL;
+}
+
 /* A failure to write is not an error: the next run compiles again. */
 static void
 cache_store (CrCache *cache, const gchar *key, GBytes *image, gboolean is_ptx)
@@ -326,6 +347,17 @@ nvrtc_facts (CrCache *cache, const CrNvrtc **rtc, GError **error)
   return facts;
 }
 
+/* @setup's image from the user's cache (@cache, where it could be
+ * opened), else from the system caches, whose images were made for every
+ * user by the same NVRTC where the key matches; or NULL. */
+static GBytes *
+lookup_all (CrCache *cache, const CompileSetup *setup)
+{
+  GBytes *image =
+      cache ? cache_lookup (cache, setup->key, setup->want_ptx) : NULL;
+  return image ? image : system_lookup (setup->key, setup->want_ptx);
+}
+
 /* cr_compile(), for time where @fast, or only from the cache where
  * @lookup_only (NULL without an error on a miss). */
 static CrCompiled *
@@ -343,15 +375,16 @@ compile (const gchar *source, gint arch, CrCompileFlags flags, gboolean fast,
   /* With facts from a note, no target that fits may mean a wrong note:
    * that is decided below, once NVRTC is open. */
   g_autoptr (GError) no_target = NULL;
-  const gboolean set = setup_from (&setup, facts, source, arch, cache != NULL,
-      fast, rtc ? error : &no_target);
+  const gboolean keyed = !(flags & CR_COMPILE_NO_CACHE);
+  const gboolean set = setup_from (
+      &setup, facts, source, arch, keyed, fast, rtc ? error : &no_target);
   if (!set && rtc)
     return NULL;
 
   g_autoptr (CrCompiled) c = g_new0 (CrCompiled, 1);
-  const gboolean lookup = cache && !(flags & CR_COMPILE_REFRESH);
+  const gboolean lookup = keyed && !(flags & CR_COMPILE_REFRESH);
   if (set && lookup)
-    c->image = cache_lookup (cache, setup.key, setup.want_ptx);
+    c->image = lookup_all (cache, &setup);
   if (c->image == NULL && rtc == NULL) {
     /* The facts came from a note, and NVRTC is opened to compile: if the
      * note was wrong, so were the target and the key. A wrong note costs
@@ -369,7 +402,7 @@ compile (const gchar *source, gint arch, CrCompileFlags flags, gboolean fast,
       if (!setup_from (&setup, actual, source, arch, TRUE, fast, error))
         return NULL;
       if (lookup)
-        c->image = cache_lookup (cache, setup.key, setup.want_ptx);
+        c->image = lookup_all (cache, &setup);
     } else if (!set) {
       g_propagate_error (error, g_steal_pointer (&no_target));
       return NULL;

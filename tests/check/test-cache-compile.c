@@ -1,7 +1,8 @@
 /* test-cache-compile.c: cr_compile through the disk cache, where NVRTC
  * is installed (skipped where it is not): it compiles instead of reading
  * an entry it cannot trust, and says why in the debug log; with fast
- * starts, images compiled for time have keys of their own. */
+ * starts, images compiled for time have keys of their own; images of a
+ * system cache are found there. */
 #include "cr-test-util.h"
 
 #include "cr-compiler.h"
@@ -171,6 +172,50 @@ GST_START_TEST (test_compile_fast_start)
 
 GST_END_TEST;
 
+/* Images made ahead of time in a system cache (cudareduce-monoid
+ * --fill-cache into it, at install): a fresh user's cache empty, the
+ * image comes from there and is not copied; a refresh compiles. */
+GST_START_TEST (test_compile_from_system_cache)
+{
+  g_autofree gchar *system = compile_setup ();
+  if (system == NULL)
+    return;
+  g_autoptr (CrCompiled) made = compile ("sum", CR_TYPE_FLOAT32);
+  fail_if (made->from_cache);
+  g_autoptr (GPtrArray) installed = entry_paths (system);
+  fail_unless_equals_int (installed->len, 1);
+  /* Installed as packages install: readable by everyone. */
+  fail_unless (g_chmod (system, 0755) == 0);
+  fail_unless (g_chmod (installed->pdata[0], 0644) == 0);
+
+  g_autofree gchar *user = cr_test_make_dir ("cr-cache");
+  g_setenv ("GST_CUDAREDUCE_CACHE_DIR", user, TRUE);
+  g_autofree gchar *dirs = g_strjoin (
+      G_SEARCHPATH_SEPARATOR_S, "/nonexistent/cudareduce", system, NULL);
+  g_setenv ("GST_CUDAREDUCE_SYSTEM_CACHE_DIRS", dirs, TRUE);
+  g_autoptr (CrCompiled) found = compile ("sum", CR_TYPE_FLOAT32);
+  fail_unless (found->from_cache, "compiled, not found in %s", system);
+  fail_unless (g_bytes_equal (found->image, made->image));
+  g_autoptr (GPtrArray) copied = entry_paths (user);
+  fail_unless_equals_int (copied->len, 0);
+
+  g_autoptr (CrCompiled) refreshed =
+      compile_with ("sum", CR_TYPE_FLOAT32, CR_COMPILE_REFRESH);
+  fail_if (refreshed->from_cache);
+
+  /* None listed: compiled. */
+  g_autofree gchar *other = cr_test_make_dir ("cr-cache");
+  g_setenv ("GST_CUDAREDUCE_CACHE_DIR", other, TRUE);
+  g_setenv ("GST_CUDAREDUCE_SYSTEM_CACHE_DIRS", "", TRUE);
+  g_autoptr (CrCompiled) alone = compile ("sum", CR_TYPE_FLOAT32);
+  fail_if (alone->from_cache);
+  cr_test_remove_dir (system);
+  cr_test_remove_dir (user);
+  cr_test_remove_dir (other);
+}
+
+GST_END_TEST;
+
 static Suite *
 cache_compile_suite (void)
 {
@@ -180,6 +225,7 @@ cache_compile_suite (void)
   tcase_add_test (compiles, test_compile_in_unsafe_dir);
   tcase_add_test (compiles, test_compile_after_entry_of_another_key);
   tcase_add_test (compiles, test_compile_fast_start);
+  tcase_add_test (compiles, test_compile_from_system_cache);
   return s;
 }
 
