@@ -123,7 +123,7 @@ CR_ABI_ASSERT ((CR_BLOCK_THREADS + CR_BLOCK_THREADS / CR_WARP_THREADS)
 /* A window's slots and span, in the flags' upper bits. */
 #define CR_SEGMENT_MAX_HOPS 4095u
 #define CR_SEGMENT_HOP_FLAGS(slot, span) \
-  (CR_SEGMENT_HOP | (cr_u32) (slot) << 8 | (cr_u32) (span) << 20)
+  (CR_SEGMENT_HOP | (cr_u32)(slot) << 8 | (cr_u32)(span) << 20)
 #define CR_SEGMENT_SLOT(flags) (((flags) >> 8) & CR_SEGMENT_MAX_HOPS)
 #define CR_SEGMENT_SPAN(flags) ((flags) >> 20)
 
@@ -178,7 +178,7 @@ struct CrBatchWindow {
   cr_u64 rows[CR_BATCH_MAX]; /* segment s's window's rows, per channel */
 };
 #define CR_BATCH_WINDOW_OFFSET(result_bytes) \
-  (((cr_u64) (result_bytes) * CR_BATCH_MAX + 7) / 8 * 8)
+  (((cr_u64)(result_bytes)*CR_BATCH_MAX + 7) / 8 * 8)
 
 CR_ABI_ASSERT (CR_ABI_OFFSETOF (struct CrBatchWindow, ring) == 0
         && CR_ABI_OFFSETOF (struct CrBatchWindow, ring_hops) == 8
@@ -247,6 +247,9 @@ CR_ABI_ASSERT (sizeof (struct CrBinArgs) + 12 * 8 <= CR_PARAMS_BEFORE_CTX,
 #define CR_REGIONS_MAX 4096
 #define CR_REGION_BLOCKS_MAX 16384
 #define CR_REGION_CHANNELS_MAX 4
+/* The planes one launch reads each region in (a video frame's, as
+ * GST_VIDEO_MAX_PLANES), one after another into the same state. */
+#define CR_REGION_PLANES_MAX 4
 /* Flags of a launch over regions. CARRY: each region continues the state
  * an earlier launch left for it (the frame's earlier planes, the frames
  * before in an interval). EMIT: each region's result is written. Either
@@ -260,35 +263,41 @@ CR_ABI_ASSERT (sizeof (struct CrBinArgs) + 12 * 8 <= CR_PARAMS_BEFORE_CTX,
 #define CR_REGION_GROUP(first, size) \
   (CR_REGION_GROUP_BIT | (size) << 16 | (first))
 #define CR_REGION_GROUP_SIZE(entry) ((entry) >> 16 & 0xffu)
-#define CR_REGION_GROUP_FIRST(entry) ((entry) & 0xffffu)
-CR_ABI_ASSERT (CR_REGIONS_MAX <= 0x10000
-        && CR_BLOCK_THREADS / CR_WARP_THREADS <= 0xff,
+#define CR_REGION_GROUP_FIRST(entry) ((entry)&0xffffu)
+CR_ABI_ASSERT (
+    CR_REGIONS_MAX <= 0x10000 && CR_BLOCK_THREADS / CR_WARP_THREADS <= 0xff,
     "a group's entry holds its first region and its size");
 
 /* One region of a plane: @lines lines of @width rows (pixels) of the
- * launch's channels, the first at @offset bytes from the plane's start,
- * lines the launch's pitch apart. */
+ * launch's channels, the first at @offset bytes from the launch's first
+ * plane (a later plane of the same launch lies that far from it, modulo
+ * 2^64), lines @pitch bytes apart. A launch over several planes lists
+ * each plane's regions in turn, region k of plane p at p * regions + k;
+ * plane 0's entry has the blocks that read region k in all its planes,
+ * and the last plane's the count its result is finalized over. */
 struct CrRegionRect {
   cr_u64 offset;
   cr_u64 row_base; /* the index of its first row: rows before it in the
                       result (earlier planes, earlier frames) */
   cr_u64 count; /* finalize's count, with CR_REGIONS_EMIT */
+  cr_u64 pitch;
   cr_u32 width;
   cr_u32 lines;
   cr_u32 first_block; /* of the blocks that read it, consecutive */
   cr_u32 blocks;
 };
 
-CR_ABI_ASSERT (sizeof (struct CrRegionRect) == 40
+CR_ABI_ASSERT (sizeof (struct CrRegionRect) == 48
         && CR_ABI_ALIGNOF (struct CrRegionRect) == 8,
     "CrRegionRect layout");
 CR_ABI_ASSERT (CR_ABI_OFFSETOF (struct CrRegionRect, offset) == 0
         && CR_ABI_OFFSETOF (struct CrRegionRect, row_base) == 8
         && CR_ABI_OFFSETOF (struct CrRegionRect, count) == 16
-        && CR_ABI_OFFSETOF (struct CrRegionRect, width) == 24
-        && CR_ABI_OFFSETOF (struct CrRegionRect, lines) == 28
-        && CR_ABI_OFFSETOF (struct CrRegionRect, first_block) == 32
-        && CR_ABI_OFFSETOF (struct CrRegionRect, blocks) == 36,
+        && CR_ABI_OFFSETOF (struct CrRegionRect, pitch) == 24
+        && CR_ABI_OFFSETOF (struct CrRegionRect, width) == 32
+        && CR_ABI_OFFSETOF (struct CrRegionRect, lines) == 36
+        && CR_ABI_OFFSETOF (struct CrRegionRect, first_block) == 40
+        && CR_ABI_OFFSETOF (struct CrRegionRect, blocks) == 44,
     "CrRegionRect offsets");
 
 #endif /* CR_ABI_H */

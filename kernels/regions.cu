@@ -25,22 +25,29 @@
 /* Loads a thread issues before it uses any. */
 #define CR_REGION_UNROLL 4
 
-/* Folds the pixels of @rect from pixel @p on, @step apart, every channel
- * into acc[c]. The region's index counts its pixels, line by line, after
- * the rows of the planes before. */
-template <int C>
-static __device__ __forceinline__ void
-cr_fold_region (const unsigned char *plane, unsigned long long pitch,
-    const CrRegionRect &rect, unsigned int p, unsigned int step,
-    Acc (&acc)[C], const Ctx &ctx)
+/* The address of byte @offset from @base, modulo 2^64: a later plane of a
+ * launch may lie before its first. */
+static __device__ __forceinline__ const unsigned char *
+cr_region_at (const unsigned char *base, unsigned long long offset)
 {
-#pragma unroll
-  for (int c = 0; c < C; c++)
-    acc[c] = cr_identity (ctx);
+  return reinterpret_cast<const unsigned char *> (
+      reinterpret_cast<unsigned long long> (base) + offset);
+}
+
+/* Folds into acc[c] the pixels of @rect from pixel @p on, @step apart,
+ * every channel; returns the pixel after its last, less its pixels: where
+ * the fold goes on in the region's next plane. The region's index counts
+ * its pixels, line by line, after the rows of the planes before. */
+template <int C>
+static __device__ __forceinline__ unsigned int
+cr_fold_region_part (const unsigned char *base, const CrRegionRect &rect,
+    unsigned int p, unsigned int step, Acc (&acc)[C], const Ctx &ctx)
+{
   /* The host keeps a region below 2^31 pixels. */
   const unsigned int width = rect.width;
   const unsigned int n = width * rect.lines;
-  const unsigned char *base = plane + rect.offset;
+  const unsigned char *first = cr_region_at (base, rect.offset);
+  const unsigned long long pitch = rect.pitch;
 
   for (; p + (CR_REGION_UNROLL - 1) * step < n;
        p += CR_REGION_UNROLL * step) {
@@ -49,7 +56,7 @@ cr_fold_region (const unsigned char *plane, unsigned long long pitch,
     for (int u = 0; u < CR_REGION_UNROLL; u++) {
       const unsigned int q = p + u * step;
       const In *px = reinterpret_cast<const In *> (
-                         base + (unsigned long long) (q / width) * pitch)
+                         first + (unsigned long long) (q / width) * pitch)
           + (q % width) * C;
 #pragma unroll
       for (int c = 0; c < C; c++)
@@ -64,13 +71,30 @@ cr_fold_region (const unsigned char *plane, unsigned long long pitch,
   }
   for (; p < n; p += step) {
     const In *px = reinterpret_cast<const In *> (
-                       base + (unsigned long long) (p / width) * pitch)
+                       first + (unsigned long long) (p / width) * pitch)
         + (p % width) * C;
 #pragma unroll
     for (int c = 0; c < C; c++)
       acc[c] = cr_combine (acc[c], cr_load (__ldg (px + c), rect.row_base + p,
           ctx), ctx);
   }
+  return p - n;
+}
+
+/* Folds region @k in each of the launch's @planes, from pixel @p of its
+ * first on, @step apart, as if its planes' pixels were one run. */
+template <int C>
+static __device__ __forceinline__ void
+cr_fold_region (const unsigned char *base, const CrRegionRect *rects,
+    unsigned int k, unsigned int regions, unsigned int planes, unsigned int p,
+    unsigned int step, Acc (&acc)[C], const Ctx &ctx)
+{
+#pragma unroll
+  for (int c = 0; c < C; c++)
+    acc[c] = cr_identity (ctx);
+  for (unsigned int s = 0; s < planes; s++)
+    p = cr_fold_region_part<C> (
+        base, rects[s * regions + k], p, step, acc, ctx);
 }
 
 /* Ends region @k with its @total (in the one thread that holds it): after
@@ -78,8 +102,9 @@ cr_fold_region (const unsigned char *plane, unsigned long long pitch,
  * CR_REGIONS_EMIT finalized into its results. */
 template <int C>
 static __device__ __forceinline__ void
-cr_end_region (unsigned int k, const CrRegionRect &rect, const Acc (&total)[C],
-    unsigned int flags, Acc *states, Out *results, const Ctx &ctx)
+cr_end_region (unsigned int k, unsigned long long count,
+    const Acc (&total)[C], unsigned int flags, Acc *states, Out *results,
+    const Ctx &ctx)
 {
 #pragma unroll
   for (int c = 0; c < C; c++) {
@@ -89,7 +114,7 @@ cr_end_region (unsigned int k, const CrRegionRect &rect, const Acc (&total)[C],
       acc = cr_combine (states[slot], acc, ctx);
     states[slot] = acc;
     if (flags & CR_REGIONS_EMIT)
-      results[slot] = cr_finalize (acc, rect.count, ctx);
+      results[slot] = cr_finalize (acc, count, ctx);
   }
 }
 
@@ -98,43 +123,44 @@ cr_end_region (unsigned int k, const CrRegionRect &rect, const Acc (&total)[C],
  * another, so those without a region may leave at once. */
 template <int C>
 static __device__ __forceinline__ void
-cr_reduce_region_group (const unsigned char *plane, unsigned long long pitch,
-    const CrRegionRect *rects, unsigned int group, unsigned int flags,
-    Acc *states, Out *results, const Ctx &ctx)
+cr_reduce_region_group (const unsigned char *base, const CrRegionRect *rects,
+    unsigned int regions, unsigned int planes, unsigned int group,
+    unsigned int flags, Acc *states, Out *results, const Ctx &ctx)
 {
   const unsigned int warp = threadIdx.x / CR_WARP_THREADS;
   const unsigned int lane = threadIdx.x % CR_WARP_THREADS;
   if (warp >= CR_REGION_GROUP_SIZE (group))
     return;
   const unsigned int k = CR_REGION_GROUP_FIRST (group) + warp;
-  const CrRegionRect rect = rects[k];
   Acc acc[C];
 
-  cr_fold_region<C> (plane, pitch, rect, lane, CR_WARP_THREADS, acc, ctx);
+  cr_fold_region<C> (
+      base, rects, k, regions, planes, lane, CR_WARP_THREADS, acc, ctx);
 #pragma unroll
   for (int c = 0; c < C; c++)
     acc[c] = cr_warp_reduce (acc[c], ctx);
   if (lane == 0)
-    cr_end_region<C> (k, rect, acc, flags, states, results, ctx);
+    cr_end_region<C> (k, rects[(planes - 1) * regions + k].count, acc, flags,
+        states, results, ctx);
 }
 
 template <int C>
 static __device__ __forceinline__ void
-cr_reduce_region (const unsigned char *plane, unsigned long long pitch,
-    const CrRegionRect *rects, const unsigned int *block_region,
-    unsigned int flags, CrAccWords *partials, unsigned int *tickets,
-    Acc *states, Out *results, const Ctx &ctx)
+cr_reduce_region (const unsigned char *base, const CrRegionRect *rects,
+    const unsigned int *block_region, unsigned int regions,
+    unsigned int planes, unsigned int flags, CrAccWords *partials,
+    unsigned int *tickets, Acc *states, Out *results, const Ctx &ctx)
 {
   const unsigned int k = block_region[blockIdx.x];
   if (k & CR_REGION_GROUP_BIT) {
-    cr_reduce_region_group<C> (plane, pitch, rects, k, flags, states,
-        results, ctx);
+    cr_reduce_region_group<C> (
+        base, rects, regions, planes, k, flags, states, results, ctx);
     return;
   }
   const CrRegionRect rect = rects[k];
   Acc acc[C];
 
-  cr_fold_region<C> (plane, pitch, rect,
+  cr_fold_region<C> (base, rects, k, regions, planes,
       (blockIdx.x - rect.first_block) * CR_BLOCK_THREADS + threadIdx.x,
       rect.blocks * CR_BLOCK_THREADS, acc, ctx);
 #pragma unroll
@@ -161,14 +187,17 @@ cr_reduce_region (const unsigned char *plane, unsigned long long pitch,
     }
   }
   if (threadIdx.x == 0)
-    cr_end_region<C> (k, rect, acc, flags, states, results, ctx);
+    cr_end_region<C> (k, rects[(planes - 1) * regions + k].count, acc, flags,
+        states, results, ctx);
   cr_release_ticket (&tickets[k], rect.blocks);
 }
 
-/* plane:        the plane's first line (device memory, or memory the
- *               device maps), lines @pitch bytes apart
- * rects:        the regions; block_region: each block's region, or
- *               group of regions (CR_REGION_GROUP_BIT)
+/* base:         the first plane's first line (device memory, or memory
+ *               the device maps); every rect's offset is from it
+ * rects:        the @regions regions of each of the @planes planes (read
+ *               one after another into each region's state);
+ *               block_region: each block's region, or group of regions
+ *               (CR_REGION_GROUP_BIT)
  * partials:     CR_REGION_BLOCKS_MAX * C slots
  * tickets:      one per region, zero before the first launch and left zero
  * states:       C Acc per region, carried from launch to launch
@@ -179,14 +208,14 @@ cr_reduce_region (const unsigned char *plane, unsigned long long pitch,
  * wave. */
 #define CR_REGIONS_KERNEL(C) \
   extern "C" __global__ void __launch_bounds__ (CR_BLOCK_THREADS) \
-      cr_reduce_regions##C (const unsigned char *plane, \
-          unsigned long long pitch, const CrRegionRect *rects, \
-          const unsigned int *block_region, unsigned int flags, \
+      cr_reduce_regions##C (const unsigned char *base, \
+          const CrRegionRect *rects, const unsigned int *block_region, \
+          unsigned int regions, unsigned int planes, unsigned int flags, \
           CrAccWords *partials, unsigned int *tickets, Acc *states, \
           Out *results, const Ctx ctx) \
   { \
-    cr_reduce_region<C> (plane, pitch, rects, block_region, flags, partials, \
-        tickets, states, results, ctx); \
+    cr_reduce_region<C> (base, rects, block_region, regions, planes, flags, \
+        partials, tickets, states, results, ctx); \
   }
 CR_REGIONS_KERNEL (1)
 CR_REGIONS_KERNEL (2)

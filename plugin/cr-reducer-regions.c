@@ -10,10 +10,13 @@
 #define VALUES_PER_BLOCK_LOG2 12u
 #define VALUES_PER_BLOCK (1u << VALUES_PER_BLOCK_LOG2)
 G_STATIC_ASSERT (VALUES_PER_BLOCK == CR_BLOCK_THREADS * 16u);
-/* The pinned table: the rects, each block's region, a window's counts. */
-#define RECTS_BYTES (CR_REGIONS_MAX * sizeof (struct CrRegionRect))
+/* The pinned table of an arena for @capacity regions: the rects of each
+ * plane, each block's region, a window's counts. */
+#define RECTS_BYTES(capacity) \
+  ((capacity)*CR_REGION_PLANES_MAX * sizeof (struct CrRegionRect))
 #define BLOCKS_BYTES (CR_REGION_BLOCKS_MAX * sizeof (guint32))
-#define TABLE_BYTES (RECTS_BYTES + BLOCKS_BYTES + CR_REGIONS_MAX * 8)
+#define TABLE_BYTES(capacity) \
+  (RECTS_BYTES (capacity) + BLOCKS_BYTES + (capacity)*8)
 
 /* Pinned memory for one launch of @n regions: its table, then its
  * results, for a power of two of regions from 64 (a histogram's results
@@ -34,10 +37,10 @@ take_arena (CrReducer *r, guint n, GError **error)
     return a;
   a = g_new0 (CrArena, 1);
   a->regions = TRUE;
-  a->input_bytes = TABLE_BYTES;
   a->result_bytes = r->program->out.size * r->channels;
   a->capacity =
       MIN (CR_REGIONS_MAX, MAX (64, 1u << g_bit_storage (MAX (n, 1) - 1)));
+  a->input_bytes = TABLE_BYTES (a->capacity);
   CUresult res = cu->MemHostAlloc ((void **)&a->host,
       a->input_bytes + a->capacity * a->result_bytes,
       CU_MEMHOSTALLOC_DEVICEMAP);
@@ -67,16 +70,28 @@ region_blocks (guint64 values, guint shift)
       : (values + (G_GUINT64_CONSTANT (1) << shift) - 1) >> shift;
 }
 
-/* Fills @out and @block_region with the blocks of @rects: each as many as
+/* The values of region @k in all @planes of @rects (@n a plane). */
+static inline guint64
+region_values (
+    const CrRect *rects, guint n, guint planes, guint k, guint channels)
+{
+  guint64 pixels = 0;
+  for (guint p = 0; p < planes; p++)
+    pixels += rects[p * n + k].width * rects[p * n + k].lines;
+  return pixels * channels;
+}
+
+/* Fills @out (plane 0's entries) and @block_region with the blocks of the
+ * @n regions of @rects, each in @planes planes: each region as many as
  * its values need, at least one. With @groups, runs of small regions (up
  * to WARP_VALUES_MAX values) share blocks instead, a warp each: a block
  * of 256 threads would spend most of a 16 x 16 region's time in its
  * block-wide total. Returns the grid's blocks. A frame of a thousand
- * regions calls it for each plane, and the GPU waits for it (the kernel
+ * regions calls it for each launch, and the GPU waits for it (the kernel
  * is launched after it), so it counts with shifts, not divisions. */
 static guint
-assign_blocks (const CrRect *rects, guint n, guint channels, gboolean groups,
-    struct CrRegionRect *out, guint32 *block_region)
+assign_blocks (const CrRect *rects, guint n, guint planes, guint channels,
+    gboolean groups, struct CrRegionRect *out, guint32 *block_region)
 {
   guint shift = VALUES_PER_BLOCK_LOG2;
   /* Counted without groups, which only take fewer. */
@@ -84,7 +99,7 @@ assign_blocks (const CrRect *rects, guint n, guint channels, gboolean groups,
     guint64 total = 0;
     for (guint k = 0; k < n; k++)
       total +=
-          region_blocks (rects[k].width * rects[k].lines * channels, shift);
+          region_blocks (region_values (rects, n, planes, k, channels), shift);
     if (total <= CR_REGION_BLOCKS_MAX)
       break;
   }
@@ -92,7 +107,7 @@ assign_blocks (const CrRect *rects, guint n, guint channels, gboolean groups,
   for (guint k = 0; k < n;) {
     guint size = 0;
     while (groups && k + size < n && size < GROUP_MAX
-        && rects[k + size].width * rects[k + size].lines * channels
+        && region_values (rects, n, planes, k + size, channels)
             <= WARP_VALUES_MAX)
       size++;
     if (size > 0) {
@@ -105,7 +120,7 @@ assign_blocks (const CrRect *rects, guint n, guint channels, gboolean groups,
       continue;
     }
     const guint blocks = (guint)region_blocks (
-        rects[k].width * rects[k].lines * channels, shift);
+        region_values (rects, n, planes, k, channels), shift);
     out[k].first_block = first;
     out[k].blocks = blocks;
     for (guint b = 0; b < blocks; b++)
@@ -200,31 +215,39 @@ plane_on_device (CrReducer *r, const CrRegion *plane, gsize staged,
   return TRUE;
 }
 
-/* Where a launch reads: the plane, and a pair's second one. */
+/* Where a launch reads: its planes, and a pair's second one. */
 typedef struct {
-  CUdeviceptr at, y_at;
-  guint64 pitch, y_pitch;
+  CUdeviceptr at[CR_REGION_PLANES_MAX], y_at;
+  guint64 pitch[CR_REGION_PLANES_MAX], y_pitch;
 } Planes;
 
-/* @plane, and @pairs' second plane where it is another, on the device. */
+/* The @n_planes @planes, and @pairs' second plane where it is another, on
+ * the device. */
 static gboolean
-planes_on_device (CrReducer *r, const CrRegion *plane, const CrPairs *pairs,
-    Planes *out, GError **error)
+planes_on_device (CrReducer *r, const CrRegion *planes, guint n_planes,
+    const CrPairs *pairs, Planes *out, GError **error)
 {
   const gboolean second = pairs
-      && (pairs->y.data != plane->data || pairs->y.device != plane->device);
-  const gsize first_bytes = staged_bytes (plane);
-  const gsize bytes = first_bytes + (second ? staged_bytes (&pairs->y) : 0);
+      && (pairs->y.data != planes[0].data
+          || pairs->y.device != planes[0].device);
+  gsize bytes = second ? staged_bytes (&pairs->y) : 0;
+  for (guint p = 0; p < n_planes; p++)
+    bytes += staged_bytes (&planes[p]);
 
   if (bytes > 0 && !cr_reducer_ensure_staging (r, bytes, error))
     return FALSE;
-  if (!plane_on_device (r, plane, 0, &out->at, &out->pitch, error))
-    return FALSE;
-  out->y_at = out->at;
-  out->y_pitch = out->pitch;
+  gsize staged = 0;
+  for (guint p = 0; p < n_planes; p++) {
+    if (!plane_on_device (
+            r, &planes[p], staged, &out->at[p], &out->pitch[p], error))
+      return FALSE;
+    staged += staged_bytes (&planes[p]);
+  }
+  out->y_at = out->at[0];
+  out->y_pitch = out->pitch[0];
   return !second
       || plane_on_device (
-          r, &pairs->y, first_bytes, &out->y_at, &out->y_pitch, error);
+          r, &pairs->y, staged, &out->y_at, &out->y_pitch, error);
 }
 
 /* After a launch that ends a window's hop: the states and counts into the
@@ -264,7 +287,8 @@ end_hop (CrReducer *r, const CrRect *rects, guint n,
   guint hops = CLAMP (options->window_hops, 1, size);
   if (hops < 2)
     return TRUE;
-  guint64 *counts = (guint64 *)(job->arena->host + RECTS_BYTES + BLOCKS_BYTES);
+  guint64 *counts = (guint64 *)(job->arena->host
+      + RECTS_BYTES (job->arena->capacity) + BLOCKS_BYTES);
   for (guint j = 0; j < n; j++) {
     counts[j] = 0;
     for (guint back = 0; back < hops; back++)
@@ -348,8 +372,9 @@ launch_bins (CrReducer *r, const Planes *at, CUdeviceptr block_map, guint n,
       bins.copies * r->channels * CR_BIN_SLOTS (r->program->bins);
   guint64 stride = cr_program_bins_bytes (r->program, r->channels);
   guint channels = r->channels;
-  void *params[] = { (void *)&at->at, (void *)&at->pitch, &k->table, &block_map,
-    &channels, &flags, &k->tickets, (void *)&bins, &stride, (void *)ctx };
+  void *params[] = { (void *)&at->at[0], (void *)&at->pitch[0], &k->table,
+    &block_map, &channels, &flags, &k->tickets, (void *)&bins, &stride,
+    (void *)ctx };
   CR_CHECK (r->device->cu->LaunchKernel (k->histogram, blocks, 1, 1,
                 CR_BLOCK_THREADS, 1, 1, (guint)(shared * sizeof (guint32)),
                 r->device->stream, params, NULL),
@@ -368,23 +393,26 @@ launch_pair_bins (CrReducer *r, const Planes *at, const CrPairs *pairs,
   CrBinArgs bins;
   if (!region_bin_args (r, n, results, &bins, error))
     return FALSE;
-  CUdeviceptr x = at->at + pairs->x_channel * elem;
+  CUdeviceptr x = at->at[0] + pairs->x_channel * elem;
   CUdeviceptr y = at->y_at + pairs->y_channel * elem;
   guint x_step = pairs->x_channels, y_step = pairs->y_channels;
   guint64 stride = cr_program_bins_bytes (r->program, 1);
-  void *params[] = { &x, &y, (void *)&at->pitch, (void *)&at->y_pitch, &x_step,
-    &y_step, &k->table, &block_map, &flags, &k->tickets, (void *)&bins, &stride,
-    (void *)ctx };
+  void *params[] = { &x, &y, (void *)&at->pitch[0], (void *)&at->y_pitch,
+    &x_step, &y_step, &k->table, &block_map, &flags, &k->tickets, (void *)&bins,
+    &stride, (void *)ctx };
   CR_CHECK (r->device->cu->LaunchKernel (k->histogram, blocks, 1, 1,
                 CR_BLOCK_THREADS, 1, 1, 0, r->device->stream, params, NULL),
       "Launching the 2-D histograms of regions");
   return TRUE;
 }
 
+/* Launches @rects (@n regions in each of @n_planes @planes, region k of
+ * plane p at p * @n + k), or @pairs' rects, on the reducer's stream. */
 static gboolean
-launch_rects (CrReducer *r, const CrRegion *plane, const CrPairs *pairs,
-    const CrRect *rects, guint n, const CrRectsOptions *options,
-    const guint8 *ctx, CrJob *job, GError **error)
+launch_rects (CrReducer *r, const CrRegion *planes, guint n_planes,
+    const CrPairs *pairs, const CrRect *rects, guint n,
+    const CrRectsOptions *options, const guint8 *ctx, CrJob *job,
+    GError **error)
 {
   const CrDriver *cu = r->device->cu;
   const gsize elem = cr_type_size (r->program->in);
@@ -392,39 +420,47 @@ launch_rects (CrReducer *r, const CrRegion *plane, const CrPairs *pairs,
   CrArena *a = job->arena;
   /* The rects, then each block's region: one copy to the GPU. */
   struct CrRegionRect *table = (struct CrRegionRect *)a->host;
-  const gsize block_at = (n * sizeof (struct CrRegionRect) + CR_LOAD_BYTES - 1)
+  const gsize block_at =
+      ((gsize)n_planes * n * sizeof (struct CrRegionRect) + CR_LOAD_BYTES - 1)
       / CR_LOAD_BYTES * CR_LOAD_BYTES;
   guint32 *block_region = (guint32 *)(a->host + block_at);
   const gboolean carry = options->carry, emit = options->emit;
+  const CrRect *last = rects + (gsize)(n_planes - 1) * n;
   Planes at;
 
   if (!cr_region_kernel_allocate (
           &r->regions, cu, r->device->stream, r->program, error)
-      || !planes_on_device (r, plane, pairs, &at, error))
+      || !planes_on_device (r, planes, n_planes, pairs, &at, error))
     return FALSE;
   /* A pair's bins read no row index: its second plane's offset instead. */
   const guint64 y_pixel = pairs ? elem * pairs->y_channels : 0;
-  for (guint k = 0; k < n; k++) {
-    const CrRect *c = &rects[k];
-    table[k].offset = c->y * at.pitch + c->x * pixel;
-    table[k].row_base =
-        pairs ? c->y * at.y_pitch + c->x * y_pixel : c->rows_before;
-    table[k].count = c->count;
-    table[k].width = (guint32)c->width;
-    table[k].lines = (guint32)c->lines;
-    job->counts[k] = c->count * r->channels;
+  for (guint p = 0; p < n_planes; p++) {
+    /* From the first plane, modulo 2^64 (regions.cu, cr_region_at). */
+    const guint64 plane_at = at.at[p] - at.at[0], pitch = at.pitch[p];
+    for (guint k = 0; k < n; k++) {
+      const CrRect *c = &rects[(gsize)p * n + k];
+      struct CrRegionRect *t = &table[(gsize)p * n + k];
+      t->offset = plane_at + c->y * pitch + c->x * pixel;
+      t->row_base = pairs ? c->y * at.y_pitch + c->x * y_pixel : c->rows_before;
+      t->count = c->count;
+      t->pitch = pitch;
+      t->width = (guint32)c->width;
+      t->lines = (guint32)c->lines;
+    }
   }
+  for (guint k = 0; k < n; k++)
+    job->counts[k] = last[k].count * r->channels;
   /* The counts' kernels read the same map, a block a region. */
-  const guint blocks = assign_blocks (rects, n, pairs ? 1 : r->channels,
-      r->program->bins == 0, table, block_region);
+  const guint blocks = assign_blocks (rects, n, n_planes,
+      pairs ? 1 : r->channels, r->program->bins == 0, table, block_region);
   CR_CHECK (cu->MemcpyHtoDAsync (r->regions.table, table,
                 block_at + blocks * sizeof (guint32), r->device->stream),
       "Copying the regions to the GPU");
   const CUdeviceptr results = a->device + a->input_bytes;
   CUdeviceptr block_map = r->regions.table + block_at;
   guint flags = (carry ? CR_REGIONS_CARRY : 0) | (emit ? CR_REGIONS_EMIT : 0);
-  void *params[] = { &at.at, &at.pitch, &r->regions.table, &block_map, &flags,
-    &r->regions.partials, &r->regions.tickets, &r->regions.states,
+  void *params[] = { &at.at[0], &r->regions.table, &block_map, &n, &n_planes,
+    &flags, &r->regions.partials, &r->regions.tickets, &r->regions.states,
     (void *)&results, (void *)ctx };
   if (cr_monoid_has_accumulator (r->program->monoid))
     CR_CHECK (
@@ -438,13 +474,13 @@ launch_rects (CrReducer *r, const CrRegion *plane, const CrPairs *pairs,
                   r, &at, block_map, n, flags, blocks, results, ctx, error))
     return FALSE;
   return !emit || options->ring_hops < 2
-      || end_hop (r, rects, n, options, ctx, job, error);
+      || end_hop (r, last, n, options, ctx, job, error);
 }
 
 static CrJob *
-submit_rects (CrReducer *r, const CrRegion *plane, const CrPairs *pairs,
-    const CrRect *rects, guint n, const CrRectsOptions *options,
-    const guint8 *ctx, GError **error)
+submit_rects (CrReducer *r, const CrRegion *planes, guint n_planes,
+    const CrPairs *pairs, const CrRect *rects, guint n,
+    const CrRectsOptions *options, const guint8 *ctx, GError **error)
 {
   if (r->regions.functions[0] == NULL) {
     g_set_error (error, CR_ERROR, CR_ERROR_INPUT,
@@ -452,9 +488,11 @@ submit_rects (CrReducer *r, const CrRegion *plane, const CrPairs *pairs,
         r->program->monoid->name);
     return NULL;
   }
-  if (!check_rects (r, plane, pairs ? pairs->x_channels : r->channels, pairs,
-          rects, n, error)
-      || !cr_device_push (r->device, error))
+  for (guint p = 0; p < n_planes; p++)
+    if (!check_rects (r, &planes[p], pairs ? pairs->x_channels : r->channels,
+            pairs, rects + (gsize)p * n, n, error))
+      return NULL;
+  if (!cr_device_push (r->device, error))
     return NULL;
   if (!cr_reducer_upgrade (r, error)) {
     cr_device_pop (r->device);
@@ -468,7 +506,8 @@ submit_rects (CrReducer *r, const CrRegion *plane, const CrPairs *pairs,
   job->arena = take_arena (r, n, error);
   gboolean ok = job->arena != NULL
       && (n == 0
-          || launch_rects (r, plane, pairs, rects, n, options, ctx, job, error))
+          || launch_rects (
+              r, planes, n_planes, pairs, rects, n, options, ctx, job, error))
       && cr_reducer_take_event (r, job, error);
   if (ok) {
     const CUresult res =
@@ -490,6 +529,18 @@ cr_reducer_submit_rects (CrReducer *r, const CrRegion *plane,
     const CrRect *rects, guint n, const CrRectsOptions *options,
     const guint8 *ctx, GError **error)
 {
+  return cr_reducer_submit_rects_planes (
+      r, plane, 1, rects, n, options, ctx, error);
+}
+
+CrJob *
+cr_reducer_submit_rects_planes (CrReducer *r, const CrRegion *planes,
+    guint n_planes, const CrRect *rects, guint n, const CrRectsOptions *options,
+    const guint8 *ctx, GError **error)
+{
+  g_return_val_if_fail (
+      n_planes >= 1 && n_planes <= CR_REGION_PLANES_MAX, NULL);
+  g_return_val_if_fail (n_planes == 1 || r->program->bins == 0, NULL);
   if (r->program->pair_bins) {
     g_set_error (error, CR_ERROR, CR_ERROR_INPUT,
         "Monoid %s counts pairs of components: give them "
@@ -497,7 +548,8 @@ cr_reducer_submit_rects (CrReducer *r, const CrRegion *plane,
         r->program->monoid->name);
     return NULL;
   }
-  return submit_rects (r, plane, NULL, rects, n, options, ctx, error);
+  return submit_rects (
+      r, planes, n_planes, NULL, rects, n, options, ctx, error);
 }
 
 CrJob *
@@ -508,5 +560,5 @@ cr_reducer_submit_pair_rects (CrReducer *r, const CrPairs *pairs,
   g_return_val_if_fail (r->program->pair_bins > 0, NULL);
   g_return_val_if_fail (pairs->x_channel < pairs->x_channels, NULL);
   g_return_val_if_fail (pairs->y_channel < pairs->y_channels, NULL);
-  return submit_rects (r, &pairs->x, pairs, rects, n, options, ctx, error);
+  return submit_rects (r, &pairs->x, 1, pairs, rects, n, options, ctx, error);
 }

@@ -49,6 +49,18 @@ CrJob *cr_reducer_submit_rects (CrReducer *reducer, const CrRegion *plane,
     const CrRect *rects, guint n, const CrRectsOptions *options,
     const guint8 *ctx, GError **error);
 
+/* The same over @n_planes planes of a frame (at most
+ * CR_REGION_PLANES_MAX), each of the @n regions read in each plane in
+ * turn into one state, in one launch: as submitting each plane's
+ * rectangles (@rects, region k of plane p at p * @n + k) with carry after
+ * the first, and @options' emit and window with the last, but the GPU
+ * waits for one launch instead of one a plane. The last plane's counts
+ * are the results'. Not for a monoid with bins, whose counts are launched
+ * a plane at a time (cr_reducer_submit_rects). */
+CrJob *cr_reducer_submit_rects_planes (CrReducer *reducer,
+    const CrRegion *planes, guint n_planes, const CrRect *rects, guint n,
+    const CrRectsOptions *options, const guint8 *ctx, GError **error);
+
 /* The same for a monoid that counts pairs (cr-reducer-pairs.h): each
  * rectangle in pixels of @pairs' first plane (of x_channels values), its
  * second plane of the same pixels; results of one 2-D histogram each. */

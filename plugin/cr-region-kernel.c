@@ -69,8 +69,8 @@ cr_region_kernel_allocate (CrRegionKernel *kernel, const CrDriver *cu,
         CR_REGIONS_MAX * channels * MAX (program->acc.size, 1));
   if (res == CUDA_SUCCESS)
     res = cu->MemAlloc (&kernel->table,
-        CR_REGIONS_MAX * sizeof (struct CrRegionRect) + CR_LOAD_BYTES
-            + CR_REGION_BLOCKS_MAX * sizeof (guint32));
+        CR_REGIONS_MAX * CR_REGION_PLANES_MAX * sizeof (struct CrRegionRect)
+            + CR_LOAD_BYTES + CR_REGION_BLOCKS_MAX * sizeof (guint32));
   if (res == CUDA_SUCCESS)
     res = cu->MemAlloc (&kernel->counts, CR_REGIONS_MAX * sizeof (guint64));
   if (res != CUDA_SUCCESS) {

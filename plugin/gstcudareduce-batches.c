@@ -224,9 +224,10 @@ pairs_of (const GstCudaReducePlan *plan, const CrRegion *region,
 }
 
 /* @p's frame over its regions (@planes NULL: no frame, only the end of an
- * interval): a launch a part, over all the regions, each region's state
- * carried from plane to plane of a reducer and from frame to frame of an
- * interval. The launches' reduction is @with. Under lock. */
+ * interval): a launch a part (or for a reducer's consecutive parts), over
+ * all the regions, each region's state carried from plane to plane of a
+ * reducer and from frame to frame of an interval. The launches' reduction
+ * is @with. Under lock. */
 static gboolean
 submit_regions (GstCudaReduceBatches *b, CrReducer *const *reducers,
     GstCudaReducePending *p, const CrRegion *planes,
@@ -254,32 +255,48 @@ submit_regions (GstCudaReduceBatches *b, CrReducer *const *reducers,
   /* Launches keep the stream's order. */
   if (b->reducer && !launch_full (b, FALSE, error))
     return FALSE;
-  for (guint k = 0; k < plan->n_parts; k++) {
+  for (guint k = 0; k < plan->n_parts;) {
     const GstCudaReducePart *part = &plan->parts[k];
     const guint64 *rows = frame_rows + part->reducer * stride;
     CrRect *part_rects = rects + k * stride;
     /* The frames of the hop (or window) before this one, and this one. */
     const guint64 hop_frames = o->rows_before - o->window_base + !!planes;
+    /* The parts that follow of the same reducer, up to the one that keeps
+     * its results, are read in the same launch (a frame's planes without
+     * per-channel), where the monoid only folds: counts in bins are
+     * launched a plane at a time. */
+    guint group = 1;
+    if (planes && !plan->pair.names
+        && cr_reducer_program (reducers[part->reducer])->bins == 0)
+      while (k + group < plan->n_parts && group < CR_REGION_PLANES_MAX
+          && !plan->parts[k + group - 1].keeps
+          && plan->parts[k + group].reducer == part->reducer)
+        group++;
+    const guint last = k + group - 1;
 
-    if (planes == NULL && !part->keeps)
+    if (planes == NULL && !part->keeps) {
+      k++;
       continue;
-    for (guint j = 0; j < n; j++) {
-      if (planes == NULL)
-        part_rects[j] = (CrRect){ 0 };
-      part_rects[j].rows_before += o->rows_before * rows[j];
-      part_rects[j].count = hop_frames * rows[j];
     }
+    for (guint g = 0; g < group; g++)
+      for (guint j = 0; j < n; j++) {
+        CrRect *rect = &part_rects[g * stride + j];
+        if (planes == NULL)
+          *rect = (CrRect){ 0 };
+        rect->rows_before += o->rows_before * rows[j];
+        rect->count = hop_frames * rows[j];
+      }
     const CrRectsOptions options = {
       .carry = o->carry || started[part->reducer],
-      .emit = !o->discard_result && part->keeps,
+      .emit = !o->discard_result && plan->parts[last].keeps,
       .ring_hops = slice->window_size > 1 ? slice->window_size : 0,
       .hop = o->hop,
       .window_hops = o->window_hops,
     };
     GstCudaReduceReduction r = *with;
-    r.part = k;
+    r.part = last;
     r.keeps = options.emit;
-    r.emit = slice->emit && k == plan->n_parts - 1;
+    r.emit = slice->emit && last == plan->n_parts - 1;
     r.result = 0;
     g_mutex_lock (&b->launch_lock);
     if (plan->pair.names) {
@@ -288,8 +305,9 @@ submit_regions (GstCudaReduceBatches *b, CrReducer *const *reducers,
       r.job = cr_reducer_submit_pair_rects (
           reducers[part->reducer], &pairs, part_rects, n, &options, ctx, error);
     } else {
-      r.job = cr_reducer_submit_rects (reducers[part->reducer],
-          planes ? &planes[k] : &none, part_rects, n, &options, ctx, error);
+      r.job = cr_reducer_submit_rects_planes (reducers[part->reducer],
+          planes ? &planes[k] : &none, group, part_rects, n, &options, ctx,
+          error);
     }
     g_mutex_unlock (&b->launch_lock);
     if (r.job == NULL)
@@ -297,6 +315,7 @@ submit_regions (GstCudaReduceBatches *b, CrReducer *const *reducers,
     started[part->reducer] = planes != NULL;
     *launches = TRUE;
     g_array_append_val (p->reductions, r);
+    k += group;
   }
   return TRUE;
 }

@@ -2,9 +2,10 @@
  * against one whole-frame reduction of the same frame, in the same run.
  *
  * Each frame is reduced as the element reduces it (mean_var over every
- * sample, or per component), the luma plane then the chroma plane, the
- * chroma's launch carrying the luma's state: whole, or over N regions of
- * S x S pixels tiled from the top left corner. A frame's time is from the
+ * sample): whole, the luma plane then the chroma plane, the chroma's
+ * launch carrying the luma's state; or over N regions of S x S pixels
+ * tiled from the top left corner, a launch a plane, or both planes in one
+ * launch (as the element reads them without per-channel). A frame's time is from the
  * first submission to the end of the wait for its last job, on the host
  * (what a frame costs the element), and the GPU's time between events
  * around the two launches, as the host feeds them (the GPU waits while the
@@ -121,12 +122,19 @@ gate_release (Frame *f)
       f->flag, &held, 1, FALSE, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
 }
 
-/* One frame: whole (@rects NULL) or over @n regions of luma @rects
- * (chroma's are @chroma_rects), @queued behind the gate. Returns the
- * host's microseconds, and the GPU's in @gpu_us. */
+/* How a frame is reduced: whole; over regions, a launch a plane (as the
+ * element did before 2026-12-06, and still does per channel or with
+ * bins); over regions, both planes in one launch (as it does now). */
+typedef enum { WHOLE, A_LAUNCH_A_PLANE, ONE_LAUNCH, N_KINDS } Kind;
+static const gchar *const kind_names[] = { "whole", "a launch a plane",
+  "one launch" };
+
+/* One frame, of @kind: over @n regions of luma @rects (chroma's are
+ * @chroma_rects), @queued behind the gate. Returns the host's
+ * microseconds, and the GPU's in @gpu_us. */
 static gdouble
-reduce_frame (Frame *f, const CrRect *rects, const CrRect *chroma_rects,
-    guint n, gboolean queued, gdouble *gpu_us)
+reduce_frame (Frame *f, Kind kind, const CrRect *rects,
+    const CrRect *chroma_rects, guint n, gboolean queued, gdouble *gpu_us)
 {
   g_autoptr (GError) error = NULL;
   const CrDriver *cu = f->device->cu;
@@ -139,7 +147,14 @@ reduce_frame (Frame *f, const CrRect *rects, const CrRect *chroma_rects,
     gate_hold (f);
   cu->EventRecord (f->start, stream);
   cr_device_pop (f->device);
-  if (rects) {
+  if (kind == ONE_LAUNCH) {
+    /* Both planes in one launch, as the element reads them. */
+    const CrRectsOptions both = { .emit = TRUE };
+    const CrRegion planes[] = { f->luma, f->chroma };
+    jobs[0] = NULL;
+    jobs[1] = cr_reducer_submit_rects_planes (
+        f->reducer, planes, 2, rects, n, &both, f->ctx, &error);
+  } else if (kind == A_LAUNCH_A_PLANE) {
     const CrRectsOptions luma = { 0 };
     const CrRectsOptions chroma = { .carry = TRUE, .emit = TRUE };
     jobs[0] = cr_reducer_submit_rects (
@@ -174,7 +189,7 @@ reduce_frame (Frame *f, const CrRect *rects, const CrRect *chroma_rects,
   cu->EventElapsedTime (&ms, f->start, f->end);
   cr_device_pop (f->device);
   *gpu_us = ms * 1000.0;
-  if (rects) {
+  if (kind != WHOLE) {
     /* Each region's count: its luma and chroma samples. */
     for (guint k = 0; k < n; k++) {
       guint64 count = 0;
@@ -190,7 +205,8 @@ reduce_frame (Frame *f, const CrRect *rects, const CrRect *chroma_rects,
       }
     }
   }
-  cr_job_unref (jobs[0]);
+  if (jobs[0])
+    cr_job_unref (jobs[0]);
   cr_job_unref (jobs[1]);
   return (gdouble)(t1 - t0);
 }
@@ -258,17 +274,18 @@ main (int argc, char **argv)
   FILE *csv = csv_path ? fopen (csv_path, "w") : NULL;
   if (csv)
     fprintf (csv,
-        "regions,size,frames,whole_host_us,regions_host_us,"
-        "host_ratio,whole_gpu_us,regions_gpu_us,gpu_ratio,"
-        "whole_queued_us,regions_queued_us,queued_ratio\n");
-  g_print ("%8s %6s %10s %10s %6s %10s %10s %6s %10s %10s %6s\n", "regions",
-      "size", "whole host", "regions", "ratio", "whole GPU", "regions", "ratio",
-      "queued", "regions", "ratio");
+        "regions,size,frames,kind,host_us,host_ratio,gpu_us,"
+        "gpu_ratio,queued_us,queued_ratio\n");
+  g_print ("Medians of %u frames, us, and ratios to the whole frame's\n"
+           "%8s %6s %-18s %8s %6s %8s %6s %8s %6s\n",
+      frames, "regions", "size", "kind", "host", "ratio", "GPU", "ratio",
+      "queued", "ratio");
   for (guint c = 0; c < G_N_ELEMENTS (cases); c++) {
     const guint n = cases[c].n, size = cases[c].size;
     const guint per_line = WIDTH / size;
-    CrRect *rects = g_new0 (CrRect, n);
-    CrRect *chroma = g_new0 (CrRect, n);
+    /* The luma plane's rects, then the chroma plane's. */
+    CrRect *rects = g_new0 (CrRect, 2 * n);
+    CrRect *chroma = rects + n;
     for (guint k = 0; k < n; k++) {
       /* Tiles from the top left, wrapping within the frame. */
       const guint x = (k % per_line) * size;
@@ -278,18 +295,17 @@ main (int argc, char **argv)
       chroma[k] = (CrRect){ x, y / 2, size, size / 2, (guint64)size * size,
         (guint64)size * size * 3 / 2 };
     }
-    /* Whole and regions: host, GPU as fed, GPU queued. */
-    GArray *times[2][3];
-    for (guint i = 0; i < 6; i++)
+    /* By kind: host, GPU as fed, GPU queued. */
+    GArray *times[N_KINDS][3];
+    for (guint i = 0; i < N_KINDS * 3; i++)
       times[i / 3][i % 3] = g_array_new (FALSE, FALSE, sizeof (gdouble));
     for (guint k = 0; k < frames + 10; k++) {
       /* The first frames make the reducer's buffers: unmeasured, and never
        * behind the gate, which a synchronizing allocation would wait on. */
       for (guint queued = 0; queued < (k >= 10 ? 2u : 1u); queued++)
-        for (guint kind = 0; kind < 2; kind++) {
+        for (Kind kind = 0; kind < N_KINDS; kind++) {
           gdouble gpu,
-              h = reduce_frame (&f, kind ? rects : NULL, kind ? chroma : NULL,
-                  kind ? n : 0, queued, &gpu);
+              h = reduce_frame (&f, kind, rects, chroma, n, queued, &gpu);
           if (k < 10)
             continue;
           if (!queued)
@@ -297,21 +313,22 @@ main (int argc, char **argv)
           g_array_append_val (times[kind][queued ? 2 : 1], gpu);
         }
     }
-    gdouble m[2][3];
-    for (guint i = 0; i < 6; i++) {
+    gdouble m[N_KINDS][3];
+    for (guint i = 0; i < N_KINDS * 3; i++) {
       m[i / 3][i % 3] = median (times[i / 3][i % 3]);
       g_array_unref (times[i / 3][i % 3]);
     }
-    g_print ("%8u %6u %10.1f %10.1f %6.2f %10.1f %10.1f %6.2f %10.1f %10.1f "
-             "%6.2f\n",
-        n, size, m[0][0], m[1][0], m[1][0] / m[0][0], m[0][1], m[1][1],
-        m[1][1] / m[0][1], m[0][2], m[1][2], m[1][2] / m[0][2]);
-    if (csv)
-      fprintf (csv, "%u,%u,%u,%.2f,%.2f,%.3f,%.2f,%.2f,%.3f,%.2f,%.2f,%.3f\n",
-          n, size, frames, m[0][0], m[1][0], m[1][0] / m[0][0], m[0][1],
-          m[1][1], m[1][1] / m[0][1], m[0][2], m[1][2], m[1][2] / m[0][2]);
+    for (Kind kind = 0; kind < N_KINDS; kind++) {
+      g_print ("%8u %6u %-18s %8.1f %6.2f %8.1f %6.2f %8.1f %6.2f\n", n, size,
+          kind_names[kind], m[kind][0], m[kind][0] / m[WHOLE][0], m[kind][1],
+          m[kind][1] / m[WHOLE][1], m[kind][2], m[kind][2] / m[WHOLE][2]);
+      if (csv)
+        fprintf (csv, "%u,%u,%u,%s,%.2f,%.3f,%.2f,%.3f,%.2f,%.3f\n", n, size,
+            frames, kind_names[kind], m[kind][0], m[kind][0] / m[WHOLE][0],
+            m[kind][1], m[kind][1] / m[WHOLE][1], m[kind][2],
+            m[kind][2] / m[WHOLE][2]);
+    }
     g_free (rects);
-    g_free (chroma);
   }
   if (csv)
     fclose (csv);

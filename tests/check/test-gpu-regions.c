@@ -225,8 +225,13 @@ want_init (Want *w, guint n)
   }
 }
 
+/* Two planes read in one launch (cr_reducer_submit_rects_planes), not
+ * one after the other. */
+static gboolean one_launch_;
+
 /* @n random regions of a random plane, in one launch; with @two_planes,
- * each region continues into a second plane of other dimensions. */
+ * each region continues into a second plane of other dimensions, in a
+ * launch of its own or, with one_launch_, in the same. */
 static void
 regions_case (const gchar *monoid, CrType type, guint channels, guint n,
     gboolean pinned, gboolean two_planes)
@@ -234,11 +239,12 @@ regions_case (const gchar *monoid, CrType type, guint channels, guint n,
   g_autofree gchar *what = g_strdup_printf ("%s on %s, %u channels, %u "
                                             "regions, %s memory%s",
       monoid, cr_type_name (type), channels, n, pinned ? "pinned" : "pageable",
-      two_planes ? ", two planes" : "");
+      two_planes ? (one_launch_ ? ", two planes in one launch" : ", two planes")
+                 : "");
   g_autoptr (GError) error = NULL;
   Engine e;
   Plane planes[2];
-  CrRect *rects = g_new0 (CrRect, n);
+  CrRect *rects = g_new0 (CrRect, 2 * n);
   Want *want = g_new (Want, n);
 
   engine_init (&e, monoid, type, channels);
@@ -249,19 +255,30 @@ regions_case (const gchar *monoid, CrType type, guint channels, guint n,
         g_rand_int_range (rand_, 1, 700), g_rand_int_range (rand_, 1, 300),
         pinned);
   CrJob *jobs[2] = { NULL, NULL };
+  const gboolean together = one_launch_ && two_planes;
+  CrRegion regions[2];
   for (guint p = 0; p < n_planes; p++) {
+    CrRect *plane_rects = together ? rects + p * n : rects;
     for (guint k = 0; k < n; k++) {
-      rects[k] = random_rect (&planes[p], k);
-      rects[k].rows_before = want[k].rows;
-      want_add (&want[k], &planes[p], &rects[k]);
-      rects[k].count = want[k].rows;
+      plane_rects[k] = random_rect (&planes[p], k);
+      plane_rects[k].rows_before = want[k].rows;
+      want_add (&want[k], &planes[p], &plane_rects[k]);
+      plane_rects[k].count = want[k].rows;
     }
-    const CrRegion region = plane_region (&planes[p]);
+    regions[p] = plane_region (&planes[p]);
+    if (together)
+      continue;
     const CrRectsOptions options = { .carry = p > 0,
       .emit = p == n_planes - 1 };
     jobs[p] = cr_reducer_submit_rects (
-        e.reducer, &region, rects, n, &options, e.ctx, &error);
+        e.reducer, &regions[p], rects, n, &options, e.ctx, &error);
     fail_unless (jobs[p] != NULL, "%s: %s", what, error ? error->message : "");
+  }
+  if (together) {
+    const CrRectsOptions options = { .emit = TRUE };
+    jobs[1] = cr_reducer_submit_rects_planes (
+        e.reducer, regions, 2, rects, n, &options, e.ctx, &error);
+    fail_unless (jobs[1] != NULL, "%s: %s", what, error ? error->message : "");
   }
   CrJob *last = jobs[n_planes - 1];
   fail_unless (
@@ -270,7 +287,8 @@ regions_case (const gchar *monoid, CrType type, guint channels, guint n,
   for (guint k = 0; k < n; k++)
     check (&e, last, k, &want[k], what);
   for (guint p = 0; p < n_planes; p++) {
-    cr_job_unref (jobs[p]);
+    if (jobs[p])
+      cr_job_unref (jobs[p]);
     plane_clear (&e, &planes[p]);
   }
   g_free (rects);
@@ -319,6 +337,26 @@ GST_START_TEST (test_rects_carry_between_planes)
   regions_case ("sum", CR_TYPE_UINT8, 1, 200, FALSE, TRUE);
   regions_case ("argmax", CR_TYPE_UINT8, 1, 200, TRUE, TRUE);
   regions_case ("argmax", CR_TYPE_UINT16, 2, 50, FALSE, TRUE);
+}
+
+GST_END_TEST;
+
+/* A frame's planes in one launch: each region's planes read one after
+ * the other into one state, by blocks or by a warp of a group, from
+ * planes of other pitches, staged (pageable) or in place. */
+GST_START_TEST (test_rects_planes_in_one_launch)
+{
+  one_launch_ = TRUE;
+  regions_case ("sum", CR_TYPE_UINT8, 1, 200, FALSE, TRUE);
+  regions_case ("argmax", CR_TYPE_UINT8, 1, 200, TRUE, TRUE);
+  regions_case ("argmax", CR_TYPE_UINT16, 2, 50, FALSE, TRUE);
+  regions_case ("sum", CR_TYPE_UINT8, 3, 1000, TRUE, TRUE);
+  small_rects_ = TRUE;
+  for (guint channels = 1; channels <= 4; channels++)
+    regions_case ("argmax", CR_TYPE_UINT16, channels, 97, channels % 2, TRUE);
+  regions_case ("sum", CR_TYPE_UINT8, 1, CR_REGIONS_MAX, FALSE, TRUE);
+  small_rects_ = FALSE;
+  one_launch_ = FALSE;
 }
 
 GST_END_TEST;
@@ -713,9 +751,12 @@ GST_START_TEST (test_element_regions_property)
   const RegionsCase cases[] = {
     { "GRAY8", 640, 360, FALSE, 24, 0, NULL },
     { "NV12", 322, 180, TRUE, 16, 0, NULL },
+    /* Without per-channel, a frame's planes are read in one launch. */
+    { "NV12", 322, 180, FALSE, 16, 0, NULL },
     { "I420", 321, 179, FALSE, 16, 0, NULL },
     { "RGBA", 200, 120, TRUE, 9, 0, NULL },
     { "I420_10LE", 160, 90, TRUE, 7, 0, NULL },
+    { "I420_10LE", 160, 90, FALSE, 7, 0, NULL },
   };
   for (guint k = 0; k < G_N_ELEMENTS (cases); k++)
     regions_element_case (&cases[k]);
@@ -896,6 +937,7 @@ static const CrTestCase cases[] = {
   CR_TEST_CASE (test_rects_counts),
   CR_TEST_CASE (test_rects_small),
   CR_TEST_CASE (test_rects_carry_between_planes),
+  CR_TEST_CASE (test_rects_planes_in_one_launch),
   CR_TEST_CASE (test_rects_repeated),
   CR_TEST_CASE (test_rects_window),
   CR_TEST_CASE (test_rects_refused),
