@@ -129,8 +129,8 @@ nvrtc_build (const CrNvrtc *rtc, const gchar *source,
   /* NVRTC optimizes and assembles the kernels and functions of a program
    * on every core: a first start on a host of many cores waits for the
    * largest part rather than for all of them (docs/performance.md, "Compile
-   * cost"). It changes the time, not what the image does, so it is not
-   * part of the cache key; an NVRTC that does not know it compiles
+   * cost"). It changes the time and the registers the kernels get, not
+   * what they compute, so it is not part of the cache key; an NVRTC that does not know it compiles
    * without it, and a user's own --split-compile=N (CR_NVRTC_OPTIONS_ENV)
    * stands. */
   g_autofree const gchar **with_split = g_new (const gchar *, n_options + 1);
