@@ -125,35 +125,13 @@ nvrtc_build (const CrNvrtc *rtc, const gchar *source,
     GError **error)
 {
   nvrtcProgram prog = NULL;
-  int res = 0;
-  /* NVRTC optimizes and assembles the kernels and functions of a program
-   * on every core: a first start on a host of many cores waits for the
-   * largest part rather than for all of them (docs/performance.md, "Compile
-   * cost"). It changes the time and the registers the kernels get, not
-   * what they compute, so it is not part of the cache key; an NVRTC that does not know it compiles
-   * without it, and a user's own --split-compile=N (CR_NVRTC_OPTIONS_ENV)
-   * stands. */
-  g_autofree const gchar **with_split = g_new (const gchar *, n_options + 1);
-  gboolean split = TRUE;
-  for (gint k = 0; k < n_options; k++) {
-    split &= !g_str_has_prefix (options[k], "--split-compile")
-        && !g_str_has_prefix (options[k], "-split-compile");
-    with_split[k] = options[k];
+  int res = rtc->CreateProgram (&prog, source, "cudareduce.cu", 0, NULL, NULL);
+  if (res != 0) {
+    g_set_error (error, CR_ERROR, CR_ERROR_COMPILE,
+        "nvrtcCreateProgram failed: %s", rtc->GetErrorString (res));
+    return NULL;
   }
-  with_split[n_options] = CR_SPLIT_COMPILE_OPTION;
-  for (gint attempt = split ? 0 : 1; attempt < 2; attempt++) {
-    res = rtc->CreateProgram (&prog, source, "cudareduce.cu", 0, NULL, NULL);
-    if (res != 0) {
-      g_set_error (error, CR_ERROR, CR_ERROR_COMPILE,
-          "nvrtcCreateProgram failed: %s", rtc->GetErrorString (res));
-      return NULL;
-    }
-    res = attempt ? rtc->CompileProgram (prog, n_options, options)
-                  : rtc->CompileProgram (prog, n_options + 1, with_split);
-    if (res != NVRTC_ERROR_INVALID_OPTION || attempt > 0)
-      break;
-    rtc->DestroyProgram (&prog);
-  }
+  res = rtc->CompileProgram (prog, n_options, options);
   *log = program_log (rtc, prog);
   if (res == NVRTC_ERROR_INVALID_OPTION) {
     /* Only the user's can be: the others are the element's own. */

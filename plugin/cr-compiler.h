@@ -52,9 +52,6 @@ typedef enum {
 
 /* What CR_COMPILE_FAST adds to the options (NVRTC 12.8 and later). */
 #define CR_FAST_COMPILE_OPTION "--Ofast-compile=max"
-/* What every compile adds, where NVRTC knows it and the user's options do
- * not set it: optimization and assembly on every core. */
-#define CR_SPLIT_COMPILE_OPTION "--split-compile=0"
 /* "1": fast starts (CR_COMPILE_FAST). Off otherwise: the images they
  * start on reduce many times slower (docs/performance.md). */
 #define CR_FAST_START_ENV "GST_CUDAREDUCE_FAST_START"
