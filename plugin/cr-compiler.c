@@ -233,7 +233,8 @@ typedef struct {
   gchar *target; /* "sm_90" or "compute_90" */
   gboolean want_ptx;
   gchar *arch_option;
-  /* The target, --std=c++17, CR_FAST_COMPILE_OPTION for a fast compile,
+  /* The target, --std=c++17, CR_FAST_COMPILE_OPTION and
+   * CR_FAST_SPLIT_OPTION for a fast compile,
    * then the user's (CR_NVRTC_OPTIONS_ENV) */
   GPtrArray *options;
   gchar *key; /* NULL without the cache */
@@ -309,8 +310,10 @@ setup_from (CompileSetup *setup, const CrNvrtcFacts *facts, const gchar *source,
   g_ptr_array_add (setup->options, g_strdup (setup->arch_option));
   g_ptr_array_add (setup->options, g_strdup ("--std=c++17"));
   setup->fast = fast && fast_possible (facts, user);
-  if (setup->fast)
+  if (setup->fast) {
     g_ptr_array_add (setup->options, g_strdup (CR_FAST_COMPILE_OPTION));
+    g_ptr_array_add (setup->options, g_strdup (CR_FAST_SPLIT_OPTION));
+  }
   for (guint k = 0; user && user[k]; k++)
     g_ptr_array_add (setup->options, g_strdup (user[k]));
   /* Options are part of the key: an image of other options is another

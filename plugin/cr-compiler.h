@@ -50,8 +50,12 @@ typedef enum {
   CR_COMPILE_FAST = 1 << 2,
 } CrCompileFlags;
 
-/* What CR_COMPILE_FAST adds to the options (NVRTC 12.8 and later). */
+/* What CR_COMPILE_FAST adds to the options (NVRTC 12.8 and later): less
+ * optimization, and what is left of it and of ptxas on every core (the
+ * image is a stopgap, so registers chosen otherwise cost nothing that
+ * lasts). */
 #define CR_FAST_COMPILE_OPTION "--Ofast-compile=max"
+#define CR_FAST_SPLIT_OPTION "--split-compile=0"
 /* "1": fast starts (CR_COMPILE_FAST). Off otherwise: the images they
  * start on reduce many times slower (docs/performance.md). */
 #define CR_FAST_START_ENV "GST_CUDAREDUCE_FAST_START"
