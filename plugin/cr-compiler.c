@@ -273,10 +273,11 @@ user_options (GStrv *options, GError **error)
   return FALSE;
 }
 
+/* On unless CR_FAST_START_ENV is "0". */
 static gboolean
 fast_start_on (void)
 {
-  return g_strcmp0 (g_getenv (CR_FAST_START_ENV), "1") == 0;
+  return g_strcmp0 (g_getenv (CR_FAST_START_ENV), "0") != 0;
 }
 
 /* Whether a compile for time (CR_COMPILE_FAST) is to be had from this

@@ -41,8 +41,8 @@ typedef enum {
   CR_COMPILE_DEFAULT = 0,
   CR_COMPILE_NO_CACHE = 1 << 0, /* neither read nor write the disk cache */
   CR_COMPILE_REFRESH = 1 << 1, /* ignore a cached entry, overwrite it */
-  /* The optimized image where the cache has it; else, where
-   * CR_FAST_START_ENV is "1", one NVRTC compiles in a fraction of the time
+  /* The optimized image where the cache has it; else, unless
+   * CR_FAST_START_ENV is "0", one NVRTC compiles in a fraction of the time
    * (CR_FAST_COMPILE_OPTION), kept under a key of its own, whose kernels
    * are slower. Without it, where NVRTC has no such option (before 12.8),
    * or where the user gives options of their own (CR_NVRTC_OPTIONS_ENV),
@@ -56,8 +56,10 @@ typedef enum {
  * lasts). */
 #define CR_FAST_COMPILE_OPTION "--Ofast-compile=max"
 #define CR_FAST_SPLIT_OPTION "--split-compile=0"
-/* "1": fast starts (CR_COMPILE_FAST). Off otherwise: the images they
- * start on reduce many times slower (docs/performance.md). */
+/* "0": no fast starts (CR_COMPILE_FAST), every start waits for the
+ * optimized image. They are on otherwise: a first start waits a fraction
+ * of the time, on kernels that reduce many times slower until the swap
+ * (docs/performance.md). */
 #define CR_FAST_START_ENV "GST_CUDAREDUCE_FAST_START"
 
 /* @arch is the compute capability as major * 10 + minor (90 for sm_90).
