@@ -149,6 +149,20 @@ GST_START_TEST (test_compile_fast_start)
   fail_if (fast->from_cache);
   g_autoptr (GPtrArray) two = entry_paths (dir);
   fail_unless_equals_int (two->len, 2);
+  /* Kept under the key of the fast options, the compile on every core
+   * among them. */
+  g_autoptr (CrMonoid) max = cr_monoid_load ("max", NULL);
+  g_autoptr (CrProgram) max_program = cr_program_new (max, CR_TYPE_INT16);
+  g_autofree gchar *arch =
+      g_strdup_printf ("--gpu-architecture=%s", fast->target);
+  const gchar *fast_options[] = { arch, "--std=c++17", CR_FAST_COMPILE_OPTION,
+    CR_FAST_SPLIT_OPTION };
+  g_autofree gchar *fast_key = cr_cache_key (
+      max_program->source, fast_options, G_N_ELEMENTS (fast_options), version);
+  g_autofree gchar *fast_name = g_strconcat (fast_key, ".bin", NULL);
+  fail_unless (g_str_has_suffix (two->pdata[0], fast_name)
+          || g_str_has_suffix (two->pdata[1], fast_name),
+      "no entry %s", fast_name);
   /* The fast image again, from the cache, while there is no other. */
   g_autoptr (CrCompiled) again =
       compile_with ("max", CR_TYPE_INT16, CR_COMPILE_FAST);
