@@ -21,7 +21,7 @@ groups=("gpu-builtins gpu-stuck gpu-stuck-launch gpu-percentiles"
   "gpu-channels gpu-multi gpu-level gpu-histogram"
   "gpu-video gpu-element gpu-memory gpu-async gpu-python-examples gpu-binned"
   "gpu-intervals gpu-batch gpu-cuda gpu-fused"
-  "gpu-region-bins")
+  "gpu-region-bins gpu-regions-element")
 # Meson lists "project:suite / name", older ones "project:name".
 for t in $(meson test -C "$build" --list --suite gpu --no-rebuild 2>/dev/null | sed -e 's|^.* / ||' -e 's|^.*:||'); do
   [[ " ${groups[*]} " == *" $t "* ]] || groups[3]+=" $t"
