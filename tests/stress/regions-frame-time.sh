@@ -4,14 +4,16 @@
 # through cudaupload, or host memory with MEMORY=host), reduced with
 # mean_var whole, over 256 regions of 64 x 64 and over 1,024 of 16 x 16,
 # against identity in the element's place. Each is the marginal time a
-# frame between runs of FRAMES (default 200) and 3 x FRAMES frames, best
-# of three, so that the process's start and CUDA's set-up cancel out. The
-# source repeats one rendered frame (videotestsrc pattern=solid-color,
-# which still writes each frame: about a third of a millisecond at 1080p),
-# where a moving pattern costs several milliseconds a frame and would
-# swamp the element's time. GST_PLUGIN_PATH must lead to the plugin.
+# frame between runs of FRAMES (default 1000) and 3 x FRAMES frames, best
+# of three, so that the process's start and CUDA's set-up cancel out (on
+# the H200 machine they vary by more than 400 frames' worth: 200 was too
+# few). The source repeats one rendered frame (videotestsrc
+# pattern=solid-color, which still writes each frame: about a third of a
+# millisecond at 1080p), where a moving pattern costs several milliseconds
+# a frame and would swamp the element's time. GST_PLUGIN_PATH must lead to
+# the plugin.
 set -u
-frames=${1:-200}
+frames=${1:-1000}
 memory=${MEMORY:-cuda}
 rects() { # count size spacing_x spacing_y per_line
   python3 -c "import sys; n,s,dx,dy,pl=map(int,sys.argv[1:]); \
