@@ -27,12 +27,12 @@ measure() { # LABEL PROPERTY...
   local label=$1
   shift
   local t0 t1
+  local TIMEFORMAT='cpu %U %S'
   t0=$(date +%s%N)
-  # shellcheck disable=SC2016 # the format is time's
-  GST_CUDAREDUCE_DRIVER_LIBRARY=/tmp/driver-time.so /usr/bin/env time -f 'cpu %U %S' \
+  { time GST_CUDAREDUCE_DRIVER_LIBRARY=/tmp/driver-time.so \
     gst-launch-1.0 -q audiotestsrc wave=silence num-buffers="$buffers" \
     samplesperbuffer="$frames" ! audio/x-raw,format=F32LE,channels=2 ! \
-    cudareduce monoid=sumsq "$@" ! fakesink sync=false >/dev/null 2>"$log" || {
+    cudareduce monoid=sumsq "$@" ! fakesink sync=false >/dev/null 2>"$log"; } 2>>"$log" || {
     echo "$label: the pipeline failed:"
     tail -5 "$log"
     return 1
