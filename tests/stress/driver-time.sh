@@ -17,9 +17,8 @@
 set -u
 buffers=${1:-200000}
 bytes=${2:-4096}
-dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-pkg-config --exists gstreamer-1.0 || source .gpu/env.sh
-gcc -O2 -shared -fPIC -o /tmp/driver-time.so "$dir/driver-time.c" -ldl -lpthread || exit 1
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+gcc -O2 -shared -fPIC -o /tmp/driver-time.so "$stress_dir/driver-time.c" -ldl -lpthread || exit 1
 frames=$((bytes / 8))
 log=$(mktemp)
 
