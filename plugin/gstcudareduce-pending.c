@@ -10,14 +10,52 @@
 
 #include <string.h>
 
-GstCudaReducePending *
-gst_cuda_reduce_pending_new (GstBuffer *buffer, const CrProgram *program,
-    const GQuark *field_quarks, CrMonoid *monoid, GstCudaReducePlan *plan,
-    gboolean spans_buffers, const GstCudaReduceDelivery *delivery)
+/* Enough for every buffer in flight in a stream of small ones (each
+ * launch gathers up to 64, async-depth of them), not for a burst of
+ * EOS-time partial intervals. */
+#define POOL_KEPT_MAX 512
+
+void
+gst_cuda_reduce_pending_pool_init (GstCudaReducePendingPool *pool)
 {
-  GstCudaReducePending *p = g_new0 (GstCudaReducePending, 1);
+  g_mutex_init (&pool->lock);
+  pool->kept = g_ptr_array_new ();
+}
+
+static void
+pending_release (GstCudaReducePending *p)
+{
+  g_array_unref (p->reductions);
+  g_free (p);
+}
+
+void
+gst_cuda_reduce_pending_pool_clear (GstCudaReducePendingPool *pool)
+{
+  for (guint k = 0; k < pool->kept->len; k++)
+    pending_release (g_ptr_array_index (pool->kept, k));
+  g_ptr_array_unref (pool->kept);
+  g_mutex_clear (&pool->lock);
+}
+
+GstCudaReducePending *
+gst_cuda_reduce_pending_new (GstCudaReducePendingPool *pool, GstBuffer *buffer,
+    const CrProgram *program, const GQuark *field_quarks, CrMonoid *monoid,
+    GstCudaReducePlan *plan, gboolean spans_buffers,
+    const GstCudaReduceDelivery *delivery)
+{
+  GstCudaReducePending *p = NULL;
+
+  g_mutex_lock (&pool->lock);
+  if (pool->kept->len > 0)
+    p = g_ptr_array_steal_index_fast (pool->kept, pool->kept->len - 1);
+  g_mutex_unlock (&pool->lock);
+  if (p == NULL) {
+    p = g_new0 (GstCudaReducePending, 1);
+    p->reductions = g_array_new (FALSE, TRUE, sizeof (GstCudaReduceReduction));
+  }
+  p->pool = pool;
   p->buffer = buffer;
-  p->reductions = g_array_new (FALSE, TRUE, sizeof (GstCudaReduceReduction));
   p->program = program;
   p->field_quarks = field_quarks;
   p->monoid = cr_monoid_ref (monoid);
@@ -38,7 +76,6 @@ gst_cuda_reduce_pending_free (GstCudaReducePending *p)
     cr_job_wait (job, NULL);
     cr_job_unref (job);
   }
-  g_array_unref (p->reductions);
   g_clear_pointer (&p->tensors, g_ptr_array_unref);
   g_clear_pointer (&p->metas, g_ptr_array_unref);
   g_clear_pointer (&p->regions, g_array_unref);
@@ -50,7 +87,20 @@ gst_cuda_reduce_pending_free (GstCudaReducePending *p)
   gst_clear_buffer (&p->buffer);
   g_clear_pointer (&p->monoid, cr_monoid_unref);
   g_clear_pointer (&p->plan, gst_cuda_reduce_plan_unref);
-  g_free (p);
+
+  /* Cleared for the next: everything but its array, emptied. */
+  GstCudaReducePendingPool *pool = p->pool;
+  GArray *reductions = p->reductions;
+  g_array_set_size (reductions, 0);
+  memset (p, 0, sizeof *p);
+  p->reductions = reductions;
+  g_mutex_lock (&pool->lock);
+  const gboolean keep = pool->kept->len < POOL_KEPT_MAX;
+  if (keep)
+    g_ptr_array_add (pool->kept, p);
+  g_mutex_unlock (&pool->lock);
+  if (!keep)
+    pending_release (p);
 }
 
 /* Sets region->device where @device reads @region, within the memory

@@ -30,6 +30,7 @@ gst_cuda_reduce_stream_init (GstCudaReduceStream *s, GstElement *element,
   s->batches = batches;
   s->queue = queue;
   s->slices = g_array_new (FALSE, TRUE, sizeof (GstCudaReduceSlice));
+  gst_cuda_reduce_pending_pool_init (&s->pendings);
 }
 
 void
@@ -38,6 +39,7 @@ gst_cuda_reduce_stream_clear (GstCudaReduceStream *s)
   setup_clear (&s->setup);
   gst_clear_caps (&s->caps.refused);
   g_array_unref (s->slices);
+  gst_cuda_reduce_pending_pool_clear (&s->pendings);
   gst_cuda_reduce_settings_clear (&s->settings);
 }
 
@@ -329,7 +331,7 @@ static GstCudaReducePending *
 pending_new (GstCudaReduceStream *s, GstBuffer *buf)
 {
   const GstCudaReduceProgram *active = s->programs.active;
-  return gst_cuda_reduce_pending_new (buf, active->program,
+  return gst_cuda_reduce_pending_new (&s->pendings, buf, active->program,
       active->field_quarks, s->programs.active_monoid, s->caps.plan,
       s->window.length > 0, &s->settings.delivery);
 }

@@ -50,6 +50,7 @@ typedef struct {
   } caps;
   GstCudaReduceWindow window;
   GArray *slices; /* GstCudaReduceSlice, reused for each buffer */
+  GstCudaReducePendingPool pendings;
   GstCudaReduceSettings settings; /* of the last buffer */
 } GstCudaReduceStream;
 
