@@ -77,8 +77,9 @@ GstCudaReducePending *gst_cuda_reduce_pending_new (
     GstCudaReducePendingPool *pool, GstBuffer *buffer, const CrProgram *program,
     const GQuark *field_quarks, CrMonoid *monoid, GstCudaReducePlan *plan,
     gboolean spans_buffers, const GstCudaReduceDelivery *delivery);
-/* Waits for the GPU (a job's memory may still be read) and releases
- * everything. */
+/* Waits for the GPU (a job's memory may still be read), releases
+ * everything and goes back to its pool (which holds no more than were in
+ * flight at once). */
 void gst_cuda_reduce_pending_free (GstCudaReducePending *pending);
 
 /* Maps @pending's buffer for reading, as rows of @format, and sets
