@@ -167,6 +167,60 @@ CR_ABI_ASSERT (sizeof (struct CrBatch) == 16 + 32 * CR_BATCH_MAX
 /* Under the 4 KiB of kernel parameters that every driver accepts. */
 CR_ABI_ASSERT (sizeof (struct CrBatch) <= 4096, "CrBatch fits a launch");
 
+/* Frames in GPU memory gathered into one launch (reduce-batch.cu's
+ * cr_reduce_frames): large regions of one channel, each read in place by
+ * blocks of its own, whose partials the last block folds in frame order
+ * as the batch kernel folds its segments. The host gathers at most
+ * CR_FRAMES_MAX; a frame that ends a window's hop writes its rows in the
+ * batch's CrBatchWindow at its index. */
+#define CR_FRAMES_MAX 16
+
+/* One frame of a batch: @n_vec loads in lines of @line_vecs loads,
+ * @pitch bytes apart (data and pitch aligned to CR_LOAD_BYTES, n_vec
+ * below CR_PITCHED_LOADS_LIMIT); a packed region is one line. */
+struct CrFrame {
+  cr_u64 data; /* device address */
+  cr_u64 pitch;
+  cr_u64 row_base; /* index of its first element in its result */
+  cr_u32 line_vecs;
+  cr_u32 n_vec;
+  cr_u32 first_block; /* it is read by blocks first_block... */
+  cr_u32 blocks; /* ...this many */
+  cr_u32 flags; /* CR_SEGMENT_* */
+  cr_u32 result;
+};
+
+/* cr_reduce_frames's parameter, passed by value. */
+struct CrFrameBatch {
+  cr_u32 n; /* frames */
+  cr_u32 blocks; /* the grid: every frame's blocks */
+  struct CrFrame frames[CR_FRAMES_MAX];
+};
+
+CR_ABI_ASSERT (
+    sizeof (struct CrFrame) == 48 && CR_ABI_ALIGNOF (struct CrFrame) == 8,
+    "CrFrame layout");
+CR_ABI_ASSERT (CR_ABI_OFFSETOF (struct CrFrame, data) == 0
+        && CR_ABI_OFFSETOF (struct CrFrame, pitch) == 8
+        && CR_ABI_OFFSETOF (struct CrFrame, row_base) == 16
+        && CR_ABI_OFFSETOF (struct CrFrame, line_vecs) == 24
+        && CR_ABI_OFFSETOF (struct CrFrame, n_vec) == 28
+        && CR_ABI_OFFSETOF (struct CrFrame, first_block) == 32
+        && CR_ABI_OFFSETOF (struct CrFrame, blocks) == 36
+        && CR_ABI_OFFSETOF (struct CrFrame, flags) == 40
+        && CR_ABI_OFFSETOF (struct CrFrame, result) == 44,
+    "CrFrame offsets");
+CR_ABI_ASSERT (CR_ABI_OFFSETOF (struct CrFrameBatch, n) == 0
+        && CR_ABI_OFFSETOF (struct CrFrameBatch, blocks) == 4
+        && CR_ABI_OFFSETOF (struct CrFrameBatch, frames) == 8
+        && sizeof (struct CrFrameBatch) == 8 + 48 * CR_FRAMES_MAX,
+    "CrFrameBatch layout");
+CR_ABI_ASSERT (CR_FRAMES_MAX <= CR_BATCH_MAX,
+    "a batch's results and window rows hold a batch of frames'");
+/* Its parameters before the Ctx are fewer than the batch kernel's. */
+CR_ABI_ASSERT (sizeof (struct CrFrameBatch) <= sizeof (struct CrBatch),
+    "CrFrameBatch fits beside the largest Ctx");
+
 /* Where segments of a batch end hops of a sliding window
  * (CR_SEGMENT_HOP): in the batch's pinned memory, after its CR_BATCH_MAX
  * results (CR_BATCH_WINDOW_OFFSET from their start), written by the host

@@ -614,7 +614,8 @@ cr_reduce_binned_pitched (const In *data, unsigned int line_vecs,
     cr_bins_begin (slots, bins.copies), scratch, &ctx };
   __syncthreads ();
   Acc acc[1];
-  cr_fold_pitched (data, line_vecs, pitch, n_vec, index_base, acc, ctx, visit);
+  cr_fold_pitched (data, line_vecs, pitch, n_vec, index_base, blockIdx.x,
+      gridDim.x, acc, ctx, visit);
   cr_bins_flush (slots, bins.copies, scratch);
   if (cr_finish_packed<1> (acc, partials, ticket, carry, state, result, count,
           ctx))

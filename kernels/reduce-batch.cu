@@ -126,3 +126,60 @@ cr_reduce_batch (const CrBatch batch, CrAccWords *partials,
   }
   cr_release_ticket (ticket, gridDim.x);
 }
+
+#if CR_WITH_PITCHED
+/* Frames in GPU memory, gathered as small buffers are (CrFrameBatch): each
+ * frame is too large for one block, so each has blocks of its own, which
+ * read it in place as cr_reduce_pitched does and leave a partial each. The
+ * last block to finish folds each frame's partials, then the frames in
+ * order as the batch kernel folds its segments.
+ *
+ * partials: batch.blocks slots; ticket, state, results: as cr_reduce_batch
+ * (one channel). */
+extern "C" __global__ void __launch_bounds__ (CR_BLOCK_THREADS)
+cr_reduce_frames (const CrFrameBatch batch, CrAccWords *partials,
+    unsigned int *ticket, Acc *state, Out *results, const Ctx ctx)
+{
+  const unsigned int t = threadIdx.x;
+  unsigned int f = 0;
+  while (f + 1 < batch.n && blockIdx.x >= batch.frames[f + 1].first_block)
+    f++;
+  const CrFrame &frame = batch.frames[f];
+
+  Acc acc[1];
+  cr_fold_pitched (reinterpret_cast<const In *> (frame.data), frame.line_vecs,
+      frame.pitch, frame.n_vec, frame.row_base,
+      blockIdx.x - frame.first_block, frame.blocks, acc, ctx);
+  acc[0] = cr_block_reduce (acc[0], ctx);
+  if (t == 0)
+    partials[blockIdx.x].acc = acc[0];
+  if (!cr_block_is_last (ticket))
+    return;
+  /* A grid of one block elects itself without a barrier. */
+  __syncthreads ();
+
+  Acc running = state[0];
+  for (unsigned int k = 0; k < batch.n; k++) {
+    const CrFrame &g = batch.frames[k];
+    Acc total = cr_identity (ctx);
+    for (unsigned int b = t; b < g.blocks; b += CR_BLOCK_THREADS)
+      total = cr_combine (
+          total, cr_load_partial (partials + g.first_block + b), ctx);
+    total = cr_block_reduce (total, ctx);
+    if (t != 0)
+      continue;
+    running = (g.flags & CR_SEGMENT_CARRY) ? cr_combine (running, total, ctx)
+                                           : total;
+    if (g.flags & CR_SEGMENT_EMIT) {
+      const CrSegment segment = { g.data,
+        (unsigned long long) g.n_vec * CR_VEC, g.row_base, g.flags,
+        g.result };
+      results[g.result] =
+          cr_segment_result (segment, k, 0, 1, running, results, ctx);
+    }
+  }
+  if (t == 0)
+    state[0] = running;
+  cr_release_ticket (ticket, gridDim.x);
+}
+#endif

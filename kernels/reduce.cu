@@ -415,21 +415,23 @@ cr_fold_vec (Acc acc, const CrVec &v, unsigned long long i, const Ctx &ctx,
 
 /* Folds lines with padding between them, read in place (a plane of a
  * frame in GPU memory, whose pitch is wider than its rows), into acc[0]:
- * @n_vec loads, @line_vecs to a line, lines @pitch bytes apart. The host
- * checks that data and pitch are aligned to CR_LOAD_BYTES, that a line is
- * whole loads, and that the loads number fewer than
- * CR_PITCHED_LOADS_LIMIT, so that the line of a load is one 32-bit
- * division. cr_load's i counts as if the lines were packed, so the results
- * equal those of the packed rows. @visit sees every element. */
+ * @n_vec loads, @line_vecs to a line, lines @pitch bytes apart, shared by
+ * @blocks blocks of which this is @block. The host checks that data and
+ * pitch are aligned to CR_LOAD_BYTES, that a line is whole loads, and that
+ * the loads number fewer than CR_PITCHED_LOADS_LIMIT, so that the line of
+ * a load is one 32-bit division. cr_load's i counts as if the lines were
+ * packed, so the results equal those of the packed rows. @visit sees every
+ * element. */
 template <typename Visit = CrNoVisit>
 static __device__ __forceinline__ void
 cr_fold_pitched (const In *data, unsigned int line_vecs,
     unsigned long long pitch, unsigned int n_vec, unsigned long long index_base,
-    Acc (&acc)[1], const Ctx &ctx, const Visit &visit = Visit ())
+    unsigned int block, unsigned int blocks, Acc (&acc)[1], const Ctx &ctx,
+    const Visit &visit = Visit ())
 {
   const unsigned char *base = reinterpret_cast<const unsigned char *> (data);
-  const unsigned int nthreads = gridDim.x * CR_BLOCK_THREADS;
-  unsigned int v = blockIdx.x * CR_BLOCK_THREADS + threadIdx.x;
+  const unsigned int nthreads = blocks * CR_BLOCK_THREADS;
+  unsigned int v = block * CR_BLOCK_THREADS + threadIdx.x;
   acc[0] = cr_identity (ctx);
 
   for (; v + (CR_UNROLL - 1) * nthreads < n_vec; v += CR_UNROLL * nthreads) {
@@ -465,7 +467,8 @@ cr_reduce_pitched (const In *data, unsigned int line_vecs,
     Out *result, unsigned long long count, const Ctx ctx)
 {
   Acc acc[1];
-  cr_fold_pitched (data, line_vecs, pitch, n_vec, index_base, acc, ctx);
+  cr_fold_pitched (data, line_vecs, pitch, n_vec, index_base, blockIdx.x,
+      gridDim.x, acc, ctx);
   cr_finish_packed<1> (acc, partials, ticket, carry, state, result, count,
       ctx);
 }

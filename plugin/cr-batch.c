@@ -10,23 +10,50 @@
 /* Pinned memory that one batch's pageable input is copied into. */
 #define ARENA_INPUT_BYTES (1u << 20)
 
+/* Whether @region is a small one the batch kernel reads a block each. */
+static gboolean
+gathers_small (const CrReducer *r, const CrRegion *region)
+{
+  const gsize bytes = region->row_bytes * region->n_rows;
+  return bytes <= CR_GATHER_MAX_BYTES
+      && (region->n_rows <= 1 || region->stride == region->row_bytes)
+      && r->channels <= CR_BLOCK_THREADS;
+}
+
+/* Whether @region is a frame in GPU memory that cr_reduce_frames reads in
+ * place: one channel, in lines of whole loads (or packed, as one line)
+ * that start on a load's boundary, fewer than CR_PITCHED_LOADS_LIMIT
+ * loads. Pinned host memory, which the GPU also reads in place, keeps its
+ * launch of its own: read across the bus, its large buffers gain nothing
+ * from sharing one. */
+static gboolean
+gathers_frame (const CrReducer *r, const CrRegion *region)
+{
+  const gboolean packed =
+      region->n_rows <= 1 || region->stride == region->row_bytes;
+  const gsize bytes = region->row_bytes * region->n_rows;
+  return r->frames_function != NULL && r->channels == 1 && region->data == NULL
+      && region->device != 0 && region->device % CR_LOAD_BYTES == 0 && bytes > 0
+      && (packed ? bytes % CR_LOAD_BYTES == 0
+                 : region->stride % CR_LOAD_BYTES == 0
+                  && region->row_bytes % CR_LOAD_BYTES == 0)
+      && bytes / CR_LOAD_BYTES < CR_PITCHED_LOADS_LIMIT;
+}
+
 gboolean
 cr_reducer_can_gather (const CrReducer *r, const CrRegion *region)
 {
-  const gsize bytes = region->row_bytes * region->n_rows;
   /* The histogram kernel counts one reduction a launch. Without bins, a
    * window's ring has states (cr_monoid_has_accumulator), which the batch
-   * kernel keeps. */
+   * kernels keep. */
   return r->batch_function != NULL && r->program->bins == 0
-      && bytes <= CR_GATHER_MAX_BYTES
-      && (region->n_rows <= 1 || region->stride == region->row_bytes)
-      && r->channels <= CR_BLOCK_THREADS;
+      && (gathers_small (r, region) || gathers_frame (r, region));
 }
 
 guint
 cr_reducer_n_gathered (const CrReducer *r)
 {
-  return r->gather.params.n;
+  return r->gather.params.n + r->gather.frames.n;
 }
 
 /* The reducer's context is current. */
@@ -70,12 +97,14 @@ cr_reducer_drop_gathered (CrReducer *r)
   cr_reducer_forget_gathered (r);
 }
 
-/* @seg, the batch's next, ends a hop of the reducer's sliding window: the
- * kernel keeps its state in the ring and combines the window's into its
- * result, over the rows returned (per channel) and written where the
- * kernel reads them. */
+/* Reduction @index of the batch, whose rows end at @rows_end, ends a hop
+ * of the reducer's sliding window: the kernel keeps its state in the ring
+ * and combines the window's into its result, over the rows returned (per
+ * channel) and written where the kernel reads them. Adds the hop's flags
+ * to *@flags. */
 static guint64
-gather_hop_end (CrReducer *r, const CrSubmitOptions *options, CrSegment *seg)
+gather_hop_end (CrReducer *r, const CrSubmitOptions *options, guint index,
+    guint64 rows_end, cr_u32 *flags)
 {
   CrArena *a = r->gather.arena;
   CrBatchWindow *window = (CrBatchWindow *)(a->host + a->input_bytes
@@ -83,16 +112,117 @@ gather_hop_end (CrReducer *r, const CrSubmitOptions *options, CrSegment *seg)
   const CrHopEnd end = {
     .hop = options->hop,
     .window_hops = options->window_hops,
-    .rows = seg->row_base + seg->rows - options->window_base,
+    .rows = rows_end - options->window_base,
   };
   guint slot, span;
 
   window->ring = r->window.states;
   window->ring_hops = r->window.hops;
-  window->rows[r->gather.params.n] =
+  window->rows[index] =
       cr_window_ring_note_rows (&r->window, &end, &slot, &span);
-  seg->flags |= CR_SEGMENT_HOP_FLAGS (slot, span);
-  return window->rows[r->gather.params.n];
+  *flags |= CR_SEGMENT_HOP_FLAGS (slot, span);
+  return window->rows[index];
+}
+
+/* The flags and result of the batch's next reduction, of @rows rows after
+ * options->rows_before, and its count of elements noted. */
+static void
+gather_result (CrReducer *r, const CrSubmitOptions *options, guint index,
+    guint64 rows_end, cr_u32 *flags, cr_u32 *seg_result, guint *result)
+{
+  *flags = 0;
+  if (options && options->carry)
+    *flags |= CR_SEGMENT_CARRY;
+  if (options && options->discard_result) {
+    *seg_result = 0;
+    *result = G_MAXUINT;
+    return;
+  }
+  *flags |= CR_SEGMENT_EMIT;
+  *seg_result = r->gather.n_results;
+  guint64 rows = rows_end;
+  if (cr_reducer_ends_window (r, options))
+    rows = gather_hop_end (r, options, index, rows_end, flags);
+  r->gather.counts[r->gather.n_results] = rows * r->channels;
+  *result = r->gather.n_results++;
+}
+
+/* Takes an arena and notes the context for a batch's first reduction. */
+static gboolean
+open_batch (CrReducer *r, const guint8 *ctx, GError **error)
+{
+  if (r->gather.arena == NULL) {
+    if (!cr_device_push (r->device, error))
+      return FALSE;
+    r->gather.arena = take_arena (r, error);
+    cr_device_pop (r->device);
+    if (r->gather.arena == NULL)
+      return FALSE;
+  }
+  if (cr_reducer_n_gathered (r) == 0) {
+    g_free (r->gather.ctx);
+    r->gather.ctx = g_memdup2 (ctx, MAX (r->program->ctx.size, 1));
+  }
+  return TRUE;
+}
+
+/* A frame in GPU memory for the next batch of frames (gathers_frame). */
+static gboolean
+gather_frame (CrReducer *r, const CrRegion *region, const guint8 *ctx,
+    const CrSubmitOptions *options, guint *result, GError **error)
+{
+  CrFrameBatch *frames = &r->gather.frames;
+  const gboolean packed =
+      region->n_rows <= 1 || region->stride == region->row_bytes;
+  const gsize bytes = region->row_bytes * region->n_rows;
+
+  /* A batch of small segments, a full one, or one of another context
+   * launches first. Each frame gets a block at least, and at most half
+   * the resident blocks are spent so. */
+  if (r->gather.params.n > 0 || frames->n == CR_FRAMES_MAX
+      || (frames->n > 0 && frames->n + 1 > r->limits.single / 2))
+    return FALSE;
+  if (frames->n > 0 && memcmp (r->gather.ctx, ctx, r->program->ctx.size) != 0)
+    return FALSE;
+  if (!open_batch (r, ctx, error))
+    return FALSE;
+
+  CrFrame *f = &frames->frames[frames->n];
+  f->data = region->device;
+  f->n_vec = (cr_u32)(bytes / CR_LOAD_BYTES);
+  f->line_vecs =
+      packed ? f->n_vec : (cr_u32)(region->row_bytes / CR_LOAD_BYTES);
+  f->pitch = packed ? bytes : region->stride;
+  f->row_base = options ? options->rows_before : 0;
+  f->first_block = f->blocks = 0;
+  gather_result (r, options, frames->n,
+      f->row_base + bytes / cr_type_size (r->program->in), &f->flags,
+      &f->result, result);
+  frames->n++;
+  return TRUE;
+}
+
+/* Shares the resident blocks among the gathered frames by their loads, a
+ * block each at least: at most limits.single in all, the partials the
+ * reducer has room for. */
+static void
+place_frames (const CrReducer *r, CrFrameBatch *frames)
+{
+  guint64 loads = 0;
+  for (guint k = 0; k < frames->n; k++)
+    loads += frames->frames[k].n_vec;
+  const guint spare =
+      r->limits.single > frames->n ? r->limits.single - frames->n : 0;
+  guint first = 0;
+  for (guint k = 0; k < frames->n; k++) {
+    CrFrame *f = &frames->frames[k];
+    const guint own = cr_geometry_pitched (&r->limits, f->n_vec).x;
+    const guint share = (guint)((guint64)spare * f->n_vec / loads);
+    f->first_block = first;
+    f->blocks = MAX (1, MIN (own, share));
+    first += f->blocks;
+  }
+  frames->blocks = first;
 }
 
 gboolean
@@ -105,6 +235,8 @@ cr_reducer_gather (CrReducer *r, const CrRegion *region, const guint8 *ctx,
   CrBatch *params = &r->gather.params;
 
   g_return_val_if_fail (cr_reducer_can_gather (r, region), FALSE);
+  if (!gathers_small (r, region))
+    return gather_frame (r, region, ctx, options, result, error);
   if (bytes % row != 0) {
     g_set_error (error, CR_ERROR, CR_ERROR_INPUT,
         "The input is %" G_GSIZE_FORMAT " bytes, not a whole number of "
@@ -112,7 +244,7 @@ cr_reducer_gather (CrReducer *r, const CrRegion *region, const guint8 *ctx,
         bytes, r->channels, cr_type_name (r->program->in), row);
     return FALSE;
   }
-  if (params->n == CR_BATCH_MAX)
+  if (params->n == CR_BATCH_MAX || r->gather.frames.n > 0)
     return FALSE;
   if (params->n > 0 && memcmp (r->gather.ctx, ctx, ctx_size) != 0)
     return FALSE;
@@ -122,18 +254,8 @@ cr_reducer_gather (CrReducer *r, const CrRegion *region, const guint8 *ctx,
   if (!region->device && bytes > 0 && offset + bytes > ARENA_INPUT_BYTES)
     return FALSE;
 
-  if (r->gather.arena == NULL) {
-    if (!cr_device_push (r->device, error))
-      return FALSE;
-    r->gather.arena = take_arena (r, error);
-    cr_device_pop (r->device);
-    if (r->gather.arena == NULL)
-      return FALSE;
-  }
-  if (params->n == 0) {
-    g_free (r->gather.ctx);
-    r->gather.ctx = g_memdup2 (ctx, MAX (ctx_size, 1));
-  }
+  if (!open_batch (r, ctx, error))
+    return FALSE;
 
   CrSegment *seg = &params->segments[params->n];
   if (region->device || bytes == 0) {
@@ -145,21 +267,8 @@ cr_reducer_gather (CrReducer *r, const CrRegion *region, const guint8 *ctx,
   }
   seg->rows = bytes / row;
   seg->row_base = options ? options->rows_before : 0;
-  seg->flags = 0;
-  if (options && options->carry)
-    seg->flags |= CR_SEGMENT_CARRY;
-  if (!options || !options->discard_result) {
-    seg->flags |= CR_SEGMENT_EMIT;
-    seg->result = r->gather.n_results;
-    guint64 rows = seg->row_base + seg->rows;
-    if (cr_reducer_ends_window (r, options))
-      rows = gather_hop_end (r, options, seg);
-    r->gather.counts[r->gather.n_results] = rows * r->channels;
-    *result = r->gather.n_results++;
-  } else {
-    seg->result = 0;
-    *result = G_MAXUINT;
-  }
+  gather_result (r, options, params->n, seg->row_base + seg->rows, &seg->flags,
+      &seg->result, result);
   /* Only chains of segments, or a result left open, need the ordered fold
    * of partials at the end of the launch. */
   if (seg->flags != CR_SEGMENT_EMIT)
@@ -172,7 +281,7 @@ CrJob *
 cr_reducer_seal_gathered (CrReducer *r)
 {
   CrBatch *params = &r->gather.params;
-  g_return_val_if_fail (params->n > 0, NULL);
+  g_return_val_if_fail (cr_reducer_n_gathered (r) > 0, NULL);
 
   CrJob *job = g_new0 (CrJob, 1);
   job->refcount = 1;
@@ -182,8 +291,13 @@ cr_reducer_seal_gathered (CrReducer *r)
   job->counts =
       g_memdup2 (r->gather.counts, sizeof (guint64) * MAX (job->n_results, 1));
   job->arena = r->gather.arena;
-  params->channels = r->channels;
-  job->params = g_memdup2 (params, sizeof *params);
+  if (r->gather.frames.n > 0) {
+    place_frames (r, &r->gather.frames);
+    job->frames = g_memdup2 (&r->gather.frames, sizeof (CrFrameBatch));
+  } else {
+    params->channels = r->channels;
+    job->params = g_memdup2 (params, sizeof *params);
+  }
   job->ctx = g_steal_pointer (&r->gather.ctx);
   /* The arena is the job's now, launched or not. */
   r->gather.arena = NULL;
@@ -195,20 +309,22 @@ gboolean
 cr_job_launch (CrJob *job, GError **error)
 {
   CrReducer *r = job->reducer;
-  g_return_val_if_fail (job->params != NULL, FALSE);
+  g_return_val_if_fail (job->params != NULL || job->frames != NULL, FALSE);
 
   CUdeviceptr results = job->arena->device + job->arena->input_bytes;
+  const guint blocks = job->frames ? job->frames->blocks : job->params->n;
   gboolean ok = cr_device_push (r->device, error);
   if (ok && !cr_reducer_upgrade (r, error)) {
     cr_device_pop (r->device);
     ok = FALSE;
   }
-  void *args[] = { job->params, &r->partials, &r->tickets, &r->state, &results,
-    job->ctx };
+  void *args[] = { job->frames ? (void *)job->frames : (void *)job->params,
+    &r->partials, &r->tickets, &r->state, &results, job->ctx };
   if (ok) {
-    CUresult res =
-        r->device->cu->LaunchKernel (r->batch_function, job->params->n, 1, 1,
-            CR_BLOCK_THREADS, 1, 1, 0, r->device->stream, args, NULL);
+    /* The upgrade may have changed the module. */
+    CUfunction function = job->frames ? r->frames_function : r->batch_function;
+    CUresult res = r->device->cu->LaunchKernel (function, blocks, 1, 1,
+        CR_BLOCK_THREADS, 1, 1, 0, r->device->stream, args, NULL);
     ok = res == CUDA_SUCCESS
         ? cr_reducer_take_event (r, job, error)
         : cr_cuda_fail (error, res, "Launching a batch of reductions");
@@ -221,6 +337,7 @@ cr_job_launch (CrJob *job, GError **error)
   }
   /* The launch copied them. */
   g_clear_pointer (&job->params, g_free);
+  g_clear_pointer (&job->frames, g_free);
   g_clear_pointer (&job->ctx, g_free);
   /* Nothing reads the arena if the launch failed; a failed record leaves
    * the kernel queued, which the next synchronization reports. */

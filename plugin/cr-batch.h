@@ -7,8 +7,9 @@ G_BEGIN_DECLS
 
 /* Batches. A launch costs the host several microseconds and the GPU a few
  * more, which is more than a small buffer takes to reduce, so reductions
- * of small buffers that wait while the GPU is busy are gathered and
- * launched together: one kernel, a result per reduction that keeps one,
+ * of small buffers (and of frames in GPU memory, which the GPU reads in
+ * about as long as the host takes to launch) that wait while the GPU is
+ * busy are gathered and launched together: one kernel, a result per reduction that keeps one,
  * in one job. The state a reduction carries (CrSubmitOptions) passes from
  * one to the next within a batch and across launches of either kind, so
  * gathered and submitted reductions mix in any order. */
@@ -18,7 +19,10 @@ G_BEGIN_DECLS
 #define CR_GATHER_MAX_BYTES (64u << 10)
 
 /* Whether @region may be gathered: small (CR_GATHER_MAX_BYTES at most),
- * contiguous, and of at most CR_BLOCK_THREADS channels. */
+ * contiguous, and of at most CR_BLOCK_THREADS channels; or of any size in
+ * GPU memory (data NULL), of one channel in lines of whole 16-byte loads,
+ * for a program with the pitched kernels (a frame: a batch of up to
+ * CR_FRAMES_MAX frames is one launch, but never mixes with small ones). */
 gboolean cr_reducer_can_gather (
     const CrReducer *reducer, const CrRegion *region);
 /* Gathers the reduction of @region with @options (may be NULL) and context

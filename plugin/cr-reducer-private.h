@@ -29,6 +29,8 @@ typedef struct {
 typedef struct CrSegment CrSegment;
 typedef struct CrBatch CrBatch;
 typedef struct CrBatchWindow CrBatchWindow;
+typedef struct CrFrame CrFrame;
+typedef struct CrFrameBatch CrFrameBatch;
 /* Where the kernels that count bins keep the counts (kernels/cr-abi.h). */
 typedef struct CrBinArgs CrBinArgs;
 
@@ -55,6 +57,8 @@ struct _CrReducer {
   CUfunction batch_function;
   /* One channel in lines with padding between them, read in place. */
   CUfunction pitched_function;
+  /* Frames of that kind gathered into one launch (cr-batch.c). */
+  CUfunction frames_function;
   CUfunction channels_function;
   /* For 2, 4 and 8 channels whose rows pack into vector loads. */
   CUfunction vec_functions[3];
@@ -93,6 +97,7 @@ struct _CrReducer {
    * thread at a time, like submission. */
   struct {
     CrBatch params;
+    CrFrameBatch frames; /* or frames in GPU memory, never both */
     CrArena *arena;
     gsize used; /* input bytes copied into the arena */
     guint n_results;
@@ -124,8 +129,10 @@ struct _CrJob {
   CrArena *arena;
   guint n_results;
   guint64 *counts;
-  /* A sealed batch's kernel parameter and context, until launched. */
+  /* A sealed batch's kernel parameter (of segments or of frames) and
+   * context, until launched. */
   CrBatch *params;
+  CrFrameBatch *frames;
   guint8 *ctx;
 };
 

@@ -26,6 +26,10 @@ take_functions (CrReducer *r, GError **error)
     CR_CHECK (cu->ModuleGetFunction (
                   &r->pitched_function, r->module, "cr_reduce_pitched"),
         "Finding the pitched reduction kernel");
+  if (kernels & CR_KERNELS_PITCHED)
+    CR_CHECK (cu->ModuleGetFunction (
+                  &r->frames_function, r->module, "cr_reduce_frames"),
+        "Finding the kernel that reduces batches of frames");
   if (r->program->bins)
     CR_CHECK (
         cu->ModuleGetFunction (&r->histogram_function, r->module,
@@ -355,6 +359,7 @@ cr_reducer_forget_gathered (CrReducer *r)
   }
   r->gather.arena = NULL;
   r->gather.params.n = 0;
+  r->gather.frames.n = 0;
   r->gather.params.fold = 0;
   r->gather.used = 0;
   r->gather.n_results = 0;

@@ -600,6 +600,7 @@ cr_reducer_recycle_job (CrReducer *r, CrJob *job)
   g_mutex_unlock (&r->lock);
   g_free (job->counts);
   g_free (job->params);
+  g_free (job->frames);
   g_free (job->ctx);
   g_free (job);
 }

@@ -5,8 +5,10 @@
  * pageable data (copied) and pinned data (read in place), 1 to 256
  * channels, chains that carry state from one reduction to the next and
  * across launches of either kind, hops of sliding windows whose states
- * the batch kernel keeps, batches that fill up; and the element
- * gathering buffers that arrive while the GPU is busy. */
+ * the batch kernel keeps, batches that fill up; frames in GPU memory of
+ * up to megabytes, pitched or packed, gathered into batches of their own
+ * among the others; and the element gathering buffers that arrive while
+ * the GPU is busy. */
 #include "cr-batch.h"
 #include "cr-test-main.h"
 
@@ -61,6 +63,9 @@ typedef struct {
   guint8 *block; /* g_malloc'd, or pinned */
   gboolean pinned;
   CUdeviceptr device;
+  /* A frame in GPU memory (device, allocated): lines of rows / lines
+   * elements, pitch bytes apart; block holds the host's copy. 0: none. */
+  gsize lines, pitch;
   gsize offset; /* of the data in the block, in bytes */
   gsize rows;
   CrSubmitOptions options;
@@ -98,10 +103,44 @@ item_fill (Engine *e, Item *it, guint channels, gsize rows, gboolean pinned,
   it->want_count = (rows_before + rows) * channels;
 }
 
+/* @it as a frame in GPU memory: @lines lines of @width int32 elements,
+ * @pad bytes of random padding after each, which no sum counts. */
+static void
+frame_fill (Engine *e, Item *it, gsize width, gsize lines, gsize pad,
+    const gint64 *carried, guint64 rows_before)
+{
+  const CrDriver *cu = e->device->cu;
+  g_autoptr (GError) error = NULL;
+
+  it->rows = width * lines;
+  it->lines = lines;
+  it->pitch = width * 4 + pad;
+  it->block = g_malloc (it->pitch * lines);
+  cr_test_fill_random (rand_, CR_TYPE_INT32, it->block, it->pitch * lines / 4);
+  it->want[0] = carried ? carried[0] : 0;
+  for (gsize l = 0; l < lines; l++)
+    for (gsize x = 0; x < width; x++)
+      it->want[0] += ((const gint32 *)(it->block + l * it->pitch))[x];
+  it->want_count = rows_before + it->rows;
+  fail_unless (cr_device_push (e->device, &error), "%s", error->message);
+  fail_unless_equals_int (cu->MemAlloc (&it->device, it->pitch * lines), 0);
+  fail_unless_equals_int (cu->MemcpyHtoDAsync (it->device, it->block,
+                              it->pitch * lines, e->device->stream),
+      0);
+  fail_unless (cr_device_sync (e->device, &error), "%s", error->message);
+  cr_device_pop (e->device);
+}
+
 static void
 item_clear (Engine *e, Item *it)
 {
-  if (it->pinned)
+  if (it->lines) {
+    g_autoptr (GError) error = NULL;
+    fail_unless (cr_device_push (e->device, &error), "%s", error->message);
+    e->device->cu->MemFree (it->device);
+    cr_device_pop (e->device);
+    g_free (it->block);
+  } else if (it->pinned)
     cr_device_host_free (e->device, it->block);
   else
     g_free (it->block);
@@ -110,6 +149,15 @@ item_clear (Engine *e, Item *it)
 static CrRegion
 item_region (const Item *it, guint channels)
 {
+  if (it->lines) {
+    const CrRegion frame = {
+      .row_bytes = it->rows / it->lines * 4,
+      .n_rows = it->lines,
+      .stride = it->pitch,
+      .device = it->device,
+    };
+    return frame;
+  }
   CrRegion region = {
     .data = it->block + it->offset,
     .row_bytes = it->rows * channels * 4,
@@ -250,12 +298,15 @@ end_hop (Hops *h, Item *it, guint channels)
  * a batch, from a batch to a launch of its own and back. With @hops, each
  * result ends a hop of a sliding window of that many, and spans the last
  * hops: kept in the ring and combined in a batch, or by a launch of its
- * own, in any order. */
+ * own, in any order. With @frames (one channel), three in four are frames
+ * in GPU memory of up to 2.5 MB, pitched or packed, whose batches are
+ * another kernel's: the state passes between the two kinds too. */
 static void
-chained_window (guint channels, guint hops)
+chained_window_frames (guint channels, guint hops, gboolean frames)
 {
-  g_autofree gchar *what = g_strdup_printf (
-      "chains, %u channels, window of %u hops", channels, hops);
+  g_autofree gchar *what =
+      g_strdup_printf ("chains, %u channels, window of %u hops%s", channels,
+          hops, frames ? ", frames in GPU memory" : "");
   enum { N = 400 };
   Engine e;
   Item *items = g_new0 (Item, N);
@@ -280,12 +331,27 @@ chained_window (guint channels, guint hops)
     it->options.window_base = hops ? h.base : 0;
     it->options.rows_before = open ? rows_before : it->options.window_base;
     it->options.discard_result = !ends;
-    item_fill (&e, it, channels, rows, k % 3 == 0, open ? carried : NULL,
-        it->options.rows_before);
+    if (frames && k % 4 != 1) {
+      /* Lines of whole 16-byte loads, up to 2048 elements; a fifth are
+       * packed, the rest padded by up to 48 bytes. */
+      const gsize width = 4 * g_rand_int_range (rand_, 1, 513);
+      const gsize pad =
+          k % 5 == 0 ? 0 : 16 * (gsize)g_rand_int_range (rand_, 1, 4);
+      frame_fill (&e, it, width, g_rand_int_range (rand_, 1, 301), pad,
+          open ? carried : NULL, it->options.rows_before);
+      rows = it->rows;
+    } else {
+      item_fill (&e, it, channels, rows, k % 3 == 0, open ? carried : NULL,
+          it->options.rows_before);
+    }
     memcpy (carried, it->want, sizeof carried);
     if (ends && hops)
       end_hop (&h, it, channels);
     CrRegion region = item_region (it, channels);
+    fail_unless (!it->lines || cr_reducer_can_gather (e.reducer, &region),
+        "%s: a frame of %" G_GSIZE_FORMAT " lines of %" G_GSIZE_FORMAT
+        " bytes, %" G_GSIZE_FORMAT " apart, cannot be gathered",
+        what, region.n_rows, region.row_bytes, region.stride);
     /* One in eight launches alone, the rest gather. */
     if (k % 8 == 5) {
       if (cr_reducer_n_gathered (e.reducer) > 0) {
@@ -355,6 +421,12 @@ chained_window (guint channels, guint hops)
   engine_clear (&e);
 }
 
+static void
+chained_window (guint channels, guint hops)
+{
+  chained_window_frames (channels, hops, FALSE);
+}
+
 GST_START_TEST (test_batch_chains)
 {
   chained_window (1, 0);
@@ -373,6 +445,18 @@ GST_START_TEST (test_batch_window_hops)
   chained_window (2, 2);
   chained_window (6, 5);
   chained_window (3, 70);
+}
+
+GST_END_TEST;
+
+/* Frames in GPU memory gathered into batches, mixed with small segments
+ * and launches of their own: independent results, chains, and hops of
+ * sliding windows. */
+GST_START_TEST (test_batch_frames_in_gpu_memory)
+{
+  chained_window_frames (1, 0, TRUE);
+  chained_window_frames (1, 3, TRUE);
+  chained_window_frames (1, 40, TRUE);
 }
 
 GST_END_TEST;
@@ -435,6 +519,7 @@ static const CrTestCase cases[] = {
   CR_TEST_CASE (test_batch_pinned_in_place),
   CR_TEST_CASE (test_batch_chains),
   CR_TEST_CASE (test_batch_window_hops),
+  CR_TEST_CASE (test_batch_frames_in_gpu_memory),
   CR_TEST_CASE (test_element_gathers_small_buffers),
   { NULL },
 };

@@ -71,6 +71,67 @@ GST_START_TEST (test_cuda_upload_every_format)
 
 GST_END_TEST;
 
+/* Frames in GPU memory gathered into batches (cr_reduce_frames) in 100
+ * ms intervals: 24 frames at 30/s, each result of three, with indices and
+ * counts that continue from frame to frame and batch to batch; many
+ * frames one result each. Against the CPU reference of the frames on the
+ * host. */
+static void
+check_cuda_intervals (gint w, gint h, gint component, guint n_frames,
+    guint per_result, const gchar *interval)
+{
+  g_autofree gchar *stats = cr_test_stats_props ("NV12");
+  g_autofree gchar *comp =
+      component >= 0 ? g_strdup_printf ("component=%d", component) : NULL;
+  g_autofree gchar *desc = g_strdup_printf (
+      "videotestsrc num-buffers=%u pattern=snow ! "
+      "video/x-raw,format=NV12,width=%d,height=%d,framerate=30/1 ! "
+      "cudaupload name=frames ! video/x-raw(memory:CUDAMemory) ! "
+      "cudareduce name=r %s interval=%s %s ! fakesink",
+      n_frames, w, h, stats, interval, comp ? comp : "");
+  g_autoptr (GPtrArray) frames =
+      g_ptr_array_new_with_free_func ((GDestroyNotify)gst_buffer_unref);
+  g_autoptr (GstCaps) caps = NULL;
+  guint gathered = 0;
+
+  cr_test_count_batches_start ();
+  g_autoptr (GPtrArray) results =
+      cr_test_play_keeping_frames (desc, frames, &caps, assert_cuda_caps);
+  cr_test_count_batches_stop (NULL, &gathered);
+  GstVideoInfo info;
+  fail_unless (caps != NULL && gst_video_info_from_caps (&info, caps));
+  fail_unless_equals_int (frames->len, n_frames);
+  fail_unless (results->len == n_frames / per_result,
+      "%s: %u results, expected %u", desc, results->len, n_frames / per_result);
+  /* Every frame went through a batch's kernel (a whole frame may be two
+   * reductions, and an interval may end without a frame). */
+  fail_unless (gathered >= n_frames, "%s: %u reductions gathered for %u frames",
+      desc, gathered, n_frames);
+  for (guint k = 0; k < results->len; k++) {
+    CrTestExpected e;
+    cr_test_expected_init (&e, FALSE, component);
+    for (guint j = 0; j < per_result; j++) {
+      CrTestFrame f = cr_test_frame_of_buffer (
+          g_ptr_array_index (frames, k * per_result + j), &info);
+      cr_test_expect_frame (&e, &f, j, cr_test_threshold_of ("NV12"));
+      g_free (f.data);
+    }
+    cr_test_check_result (g_ptr_array_index (results, k), &e, desc);
+  }
+}
+
+GST_START_TEST (test_cuda_frames_gathered)
+{
+  /* Lines whose pitch is wider (cudaupload's), and 1280 bytes, which may
+   * be packed: a frame of one line. */
+  check_cuda_intervals (320, 180, -1, 24, 3, "100000000");
+  check_cuda_intervals (1280, 720, 0, 24, 3, "100000000");
+  check_cuda_intervals (1280, 720, -1, 60, 1, "0");
+  check_cuda_intervals (1920, 1080, 0, 60, 1, "0");
+}
+
+GST_END_TEST;
+
 /* Both elements answer the context query with one and the same context:
  * cudareduce made it at start (it starts first, downstream) and
  * cudaupload took it, or the other way round. */
@@ -158,6 +219,7 @@ GST_END_TEST;
 
 static const CrTestCase cases[] = {
   CR_TEST_CASE (test_cuda_upload_every_format),
+  CR_TEST_CASE (test_cuda_frames_gathered),
   CR_TEST_CASE (test_cuda_context_is_shared),
   CR_TEST_CASE (test_cuda_context_is_released),
   CR_TEST_CASE (test_cuda_h264_clip),
