@@ -648,6 +648,12 @@ GST_START_TEST (test_abi_drift_fails_to_compile)
     { "  cr_u32 flags; /* CR_SEGMENT_* */\n  cr_u32 result;\n",
         "  cr_u32 result;\n  cr_u32 flags; /* CR_SEGMENT_* */\n",
         "CrSegment offsets" },
+    /* A frame's blocks swapped with where they start. */
+    { "  cr_u32 first_block; /* it is read by blocks first_block... */\n"
+      "  cr_u32 blocks; /* ...this many */\n",
+        "  cr_u32 blocks; /* ...this many */\n"
+        "  cr_u32 first_block; /* it is read by blocks first_block... */\n",
+        "CrFrame offsets" },
     /* Accumulator fields reordered: the same size, other offsets. */
     { "  int32 min;\n  int32 max;\n", "  int32 max;\n  int32 min;\n",
         "Acc.min offset" },
