@@ -124,8 +124,9 @@ gather_hop_end (CrReducer *r, const CrSubmitOptions *options, guint index,
   return window->rows[index];
 }
 
-/* The flags and result of the batch's next reduction, of @rows rows after
- * options->rows_before, and its count of elements noted. */
+/* The flags and result of reduction @index of the batch, whose rows end
+ * at @rows_end (counting options->rows_before), with its count of
+ * elements noted where it keeps a result. */
 static void
 gather_result (CrReducer *r, const CrSubmitOptions *options, guint index,
     guint64 rows_end, cr_u32 *flags, cr_u32 *seg_result, guint *result)
